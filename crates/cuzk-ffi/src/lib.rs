@@ -1,0 +1,1 @@
+//! The bridge to cuzk's C++ host code and CUDA kernels.

@@ -1,0 +1,2 @@
+//! Safe GPU API: devices, kernels, typed CUDA errors.
+#![forbid(unsafe_code)]

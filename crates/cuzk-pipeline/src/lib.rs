@@ -1,0 +1,2 @@
+//! The proving engine.
+#![forbid(unsafe_code)]

@@ -1,0 +1,194 @@
+use std::marker::PhantomData;
+
+use ff::PrimeField;
+
+use crate::{LinearCombination, SynthesisError, Variable};
+
+/// A circuit: something that can lay out its constraints (and, when proving,
+/// its witness) into any [`ConstraintSystem`].
+pub trait Circuit<S: PrimeField> {
+    /// Allocates the circuit's variables and enforces its constraints.
+    fn synthesize<CS: ConstraintSystem<S>>(self, cs: &mut CS) -> Result<(), SynthesisError>;
+}
+
+/// A system of rank-1 constraints `A · B = C` over linear combinations of variables.
+///
+/// The same trait serves setup (no witness values), proving (values, no names)
+/// and testing (values and names); implementations ignore what they do not need.
+pub trait ConstraintSystem<S: PrimeField>: Sized {
+    /// The constraint system at the root of any namespace stack.
+    type Root: ConstraintSystem<S>;
+
+    /// The constant-one variable (input 0).
+    fn one() -> Variable {
+        Variable::new_unchecked(crate::Index::Input(0))
+    }
+
+    /// Allocates a private variable whose value `f` computes (called only when
+    /// the system needs values).
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>;
+
+    /// Allocates a public input.
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>;
+
+    /// Enforces `a · b = c`. Each closure receives an empty combination to
+    /// build on; returning that same combination lets the system reuse its buffer.
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>;
+
+    /// Enters a namespace; only [`Namespace`] should call this.
+    fn push_namespace<NR, N>(&mut self, name_fn: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR;
+
+    /// Leaves a namespace; only [`Namespace`] should call this.
+    fn pop_namespace(&mut self);
+
+    /// The root constraint system.
+    fn get_root(&mut self) -> &mut Self::Root;
+
+    /// Opens a named scope that closes when the returned guard is dropped.
+    fn namespace<NR, N>(&mut self, name_fn: N) -> Namespace<'_, S, Self::Root>
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+        self.get_root().push_namespace(name_fn);
+        Namespace(self.get_root(), PhantomData)
+    }
+
+    /// False when witness values are never computed (setup, shape recording),
+    /// so gadgets may skip computing them.
+    fn is_witness_generator(&self) -> bool {
+        true
+    }
+}
+
+/// A scope guard over a constraint system; see [`ConstraintSystem::namespace`].
+pub struct Namespace<'a, S: PrimeField, CS: ConstraintSystem<S>>(&'a mut CS, PhantomData<S>);
+
+impl<S: PrimeField, CS: ConstraintSystem<S>> ConstraintSystem<S> for Namespace<'_, S, CS> {
+    type Root = CS::Root;
+
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc(annotation, f)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc_input(annotation, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+    {
+        self.0.enforce(annotation, a, b, c)
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+        panic!("only the root's push_namespace should be called");
+    }
+
+    fn pop_namespace(&mut self) {
+        panic!("only the root's pop_namespace should be called");
+    }
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self.0.get_root()
+    }
+
+    fn is_witness_generator(&self) -> bool {
+        self.0.is_witness_generator()
+    }
+}
+
+impl<S: PrimeField, CS: ConstraintSystem<S>> Drop for Namespace<'_, S, CS> {
+    fn drop(&mut self) {
+        self.get_root().pop_namespace()
+    }
+}
+
+impl<S: PrimeField, CS: ConstraintSystem<S>> ConstraintSystem<S> for &mut CS {
+    type Root = CS::Root;
+
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        (**self).alloc(annotation, f)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<S, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        (**self).alloc_input(annotation, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+        LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
+    {
+        (**self).enforce(annotation, a, b, c)
+    }
+
+    fn push_namespace<NR, N>(&mut self, name_fn: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+        (**self).push_namespace(name_fn)
+    }
+
+    fn pop_namespace(&mut self) {
+        (**self).pop_namespace()
+    }
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        (**self).get_root()
+    }
+
+    fn is_witness_generator(&self) -> bool {
+        (**self).is_witness_generator()
+    }
+}

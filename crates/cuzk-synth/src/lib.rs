@@ -1,0 +1,24 @@
+//! Constraint systems, gadgets and witness synthesis for Groth16 over any prime field.
+//!
+//! The API is shaped like bellpepper-core's (`Circuit`, `ConstraintSystem`,
+//! `LinearCombination`, `Variable`), so a bellperson circuit ports by changing
+//! its imports. Architecture invariant: this crate knows nothing about GPUs,
+//! parameters or proofs; it turns circuits into [`ProvingAssignment`]s.
+#![forbid(unsafe_code)]
+
+/// The `ConstraintSystem` trait, the `Circuit` trait and namespaces.
+pub mod cs;
+/// Bitsets recording which variables a query actually touches.
+pub mod density;
+/// Synthesis errors.
+pub mod error;
+/// Linear combinations and variables.
+pub mod lc;
+/// The prover's constraint system: evaluations of A, B, C per constraint.
+pub mod assignment;
+
+pub use assignment::{synthesize_batch, ProvingAssignment};
+pub use cs::{Circuit, ConstraintSystem, Namespace};
+pub use density::DensityTracker;
+pub use error::SynthesisError;
+pub use lc::{Index, LinearCombination, Variable};
