@@ -1,0 +1,31 @@
+//! `cargo xtask bench`: the main job.
+//!
+//! Builds the `cuzk` binary in release mode (with CUDA when this machine has a
+//! GPU) and runs `cuzk bench`, which makes and caches parameters for the
+//! default workload under target/cuzk-bench, proves several jobs through the
+//! engine and prints a timings line per job and a summary. Arguments are
+//! passed to `cuzk bench` unchanged (`cargo xtask bench -- --help`).
+
+use std::process::Command;
+
+use crate::{cuda, shell};
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut build = shell::cargo();
+    build.args(["build", "--release", "--locked", "-p", "cuzk", "--bin", "cuzk"]);
+    if shell::gpu_present() {
+        build.env("NVCC", cuda::ensure_toolchain()?);
+    } else {
+        eprintln!("xtask bench: no GPU on this machine: building for the CPU backend");
+    }
+    shell::run(&mut build)?;
+
+    let root = shell::root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let mut bench = Command::new(target.join("release").join("cuzk"));
+    bench.arg("bench").arg("--params-dir").arg(target.join("cuzk-bench"));
+    bench.args(args.iter().filter(|a| a.as_str() != "--"));
+    shell::run(&mut bench)
+}

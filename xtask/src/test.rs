@@ -1,0 +1,24 @@
+//! `cargo xtask test`: everything the tests need, then every test.
+//!
+//! CUDA code is compiled on every run, GPU or not (the pinned compiler is
+//! installed under target/cuda when none is found), so a kernel that stops
+//! compiling fails CI even though CI has no GPU. The device tests themselves
+//! run only where a GPU is; elsewhere this says so instead of passing quietly.
+
+use crate::{cuda, shell};
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let nvcc = cuda::ensure_toolchain()?;
+    let gpu = shell::gpu_present();
+    let mut cmd = shell::cargo();
+    cmd.args(["test", "--workspace", "--all-features", "--locked"]).args(args);
+    cmd.env("NVCC", &nvcc);
+    if !gpu {
+        eprintln!(
+            "xtask test: no GPU on this machine: device tests are compiled but not run \
+             (run `cargo xtask gpu-bundle` and its run.sh on a GPU machine)"
+        );
+        cmd.env("CUZK_ALLOW_NO_GPU", "1");
+    }
+    shell::run(&mut cmd)
+}
