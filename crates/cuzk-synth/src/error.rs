@@ -21,6 +21,9 @@ pub enum SynthesisError {
     /// A variable appears in no constraint.
     #[error("auxiliary variable was unconstrained")]
     UnconstrainedVariable,
+    /// A benchmark workload was asked for by an unknown name or with size zero.
+    #[error("invalid workload: {0}")]
+    InvalidWorkload(String),
     /// The circuit reported its own failure.
     #[error("circuit error: {0}")]
     Circuit(String),

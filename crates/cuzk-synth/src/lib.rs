@@ -16,9 +16,19 @@ pub mod error;
 pub mod lc;
 /// The prover's constraint system: evaluations of A, B, C per constraint.
 pub mod assignment;
+/// Booleans, 32-bit words, SHA-256, multipacking and numbers, laid out as bellperson's.
+pub mod gadgets;
+/// SHA-256 in plain Rust: constants, compression, hashing.
+pub mod sha256_native;
+/// A constraint system that records names, values and constraints for tests.
+pub mod test_cs;
+/// The benchmark circuits (sha256 chain, mul-chain) with seeded witnesses.
+pub mod workloads;
 
 pub use assignment::{synthesize_batch, ProvingAssignment};
 pub use cs::{Circuit, ConstraintSystem, Namespace};
 pub use density::DensityTracker;
 pub use error::SynthesisError;
 pub use lc::{Index, LinearCombination, Variable};
+pub use test_cs::TestConstraintSystem;
+pub use workloads::{Workload, WorkloadCircuit};

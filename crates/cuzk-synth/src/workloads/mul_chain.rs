@@ -1,0 +1,83 @@
+use ff::PrimeField;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+use crate::{Circuit, ConstraintSystem, SynthesisError};
+
+/// The "mul-chain N" workload: `x_{i+1} = x_i · (x_i + c)` for N steps, one
+/// constraint each, `x_0` private and random, `c` a random constant, `x_N`
+/// the only public input. Every witness value is a full-width scalar: the
+/// worst case for provers that split off zeros and ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MulChain<S: PrimeField> {
+    n: usize,
+    x0: S,
+    c: S,
+}
+
+impl<S: PrimeField> MulChain<S> {
+    /// A chain of `n` steps with `c` and `x_0` drawn from `seed`.
+    ///
+    /// # Panics
+    /// If `n` is zero.
+    pub fn new(n: usize, seed: u64) -> Self {
+        assert!(n > 0, "a mul chain has at least one step");
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let c = S::random(&mut rng);
+        let x0 = S::random(&mut rng);
+        MulChain { n, x0, c }
+    }
+
+    /// Number of steps (and constraints).
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Always false: a chain has at least one step.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The private start `x_0`.
+    pub fn x0(&self) -> S {
+        self.x0
+    }
+
+    /// The constant `c`.
+    pub fn constant(&self) -> S {
+        self.c
+    }
+
+    /// `x_N`, the one public input, computed natively.
+    pub fn public_inputs(&self) -> Vec<S> {
+        let mut x = self.x0;
+        for _ in 0..self.n {
+            x *= x + self.c;
+        }
+        vec![x]
+    }
+}
+
+impl<S: PrimeField> Circuit<S> for MulChain<S> {
+    fn synthesize<CS: ConstraintSystem<S>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let c = self.c;
+        let mut x_value = self.x0;
+        let mut x = cs.alloc(|| "x 0", || Ok(x_value))?;
+        for i in 1..=self.n {
+            x_value *= x_value + c;
+            let next = if i == self.n {
+                cs.alloc_input(|| format!("x {i}"), || Ok(x_value))?
+            } else {
+                cs.alloc(|| format!("x {i}"), || Ok(x_value))?
+            };
+            cs.enforce(
+                || format!("step {i}"),
+                |lc| lc + x,
+                |lc| lc + x + (c, CS::one()),
+                |lc| lc + next,
+            );
+            x = next;
+        }
+        Ok(())
+    }
+}
