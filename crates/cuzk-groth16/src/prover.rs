@@ -1,0 +1,275 @@
+//! The CPU prover backend.
+//!
+//! For a satisfied R1CS with QAP polynomials uᵢ, vᵢ, wᵢ and witness aᵢ (inputs
+//! first, a₀ = 1), the proof is
+//!   A = α + Σ aᵢ·uᵢ(τ) + r·δ                       (G1)
+//!   B = β + Σ aᵢ·vᵢ(τ) + s·δ                       (G2, and a G1 copy for C)
+//!   C = Σ hⱼ·τʲ·Z(τ)/δ + Σ_{i private} aᵢ·Lᵢ + s·A + r·B − r·s·δ
+//! where h = (a·b − c)/Z is the quotient polynomial. Every term is a multi-scalar
+//! multiplication with a query of the parameters except the last few, which form
+//! the epilogue. r and s are passed in so that backends can be compared byte for byte.
+
+use std::time::Instant;
+
+use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
+use cuzk_synth::{Circuit, ProvingAssignment};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::Curve;
+use rand_core::RngCore;
+use rayon::prelude::*;
+
+use crate::domain::Domain;
+use crate::error::Error;
+use crate::msm::{msm, msm_with_density};
+use crate::params::Parameters;
+use crate::proof::Proof;
+
+/// Wall-clock milliseconds per phase of one `prove_timed` call (each phase runs
+/// for the whole batch at once).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ProveTimings {
+    /// iNTT, coset NTT, (ab − c)/Z and inverse coset NTT of a, b, c.
+    pub ntt_ms: f64,
+    /// MSM of the quotient coefficients with the H query.
+    pub msm_h_ms: f64,
+    /// MSM of the private witness with the L query.
+    pub msm_l_ms: f64,
+    /// MSMs of the A query and of the B query in G1 and G2.
+    pub msm_ab_ms: f64,
+    /// Combining the sums with α, β, δ, r and s into proofs.
+    pub epilogue_ms: f64,
+}
+
+/// A uniformly random non-zero scalar (the blinding factors r and s must not be 0).
+pub fn random_nonzero_scalar<R: RngCore + ?Sized>(rng: &mut R) -> Scalar {
+    loop {
+        let s = Scalar::random(&mut *rng);
+        if !bool::from(s.is_zero()) {
+            return s;
+        }
+    }
+}
+
+/// Proves each assignment with its (r, s) pair.
+pub fn prove(
+    params: &Parameters,
+    assignments: &[ProvingAssignment<Scalar>],
+    randomness: &[(Scalar, Scalar)],
+) -> Result<Vec<Proof>, Error> {
+    prove_timed(params, assignments, randomness).map(|(proofs, _)| proofs)
+}
+
+/// Synthesizes the circuits in parallel and proves them with fresh random non-zero r, s.
+pub fn create_random_proofs<C, R>(circuits: Vec<C>, params: &Parameters, rng: &mut R) -> Result<Vec<Proof>, Error>
+where
+    C: Circuit<Scalar> + Send,
+    R: RngCore + ?Sized,
+{
+    let assignments = cuzk_synth::synthesize_batch(circuits)?;
+    let randomness: Vec<_> =
+        assignments.iter().map(|_| (random_nonzero_scalar(rng), random_nonzero_scalar(rng))).collect();
+    prove(params, &assignments, &randomness)
+}
+
+/// [`prove`], also reporting where the time went.
+pub fn prove_timed(
+    params: &Parameters,
+    assignments: &[ProvingAssignment<Scalar>],
+    randomness: &[(Scalar, Scalar)],
+) -> Result<(Vec<Proof>, ProveTimings), Error> {
+    if assignments.len() != randomness.len() {
+        return Err(Error::RandomnessCount { assignments: assignments.len(), randomness: randomness.len() });
+    }
+    let vk = &params.vk;
+    if bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()) {
+        return Err(Error::DegenerateKey);
+    }
+    let domains = assignments.iter().map(|pa| check_sizes(params, pa)).collect::<Result<Vec<_>, _>>()?;
+    let mut timings = ProveTimings::default();
+
+    let hs: Vec<Vec<Scalar>> =
+        timed(&mut timings.ntt_ms, || assignments.par_iter().zip(&domains).map(|(pa, d)| quotient(d, pa)).collect());
+    let h_sums: Vec<G1Projective> =
+        timed(&mut timings.msm_h_ms, || hs.par_iter().map(|h| msm(&params.h, h)).collect::<Result<_, _>>())?;
+    drop(hs);
+    let l_sums: Vec<G1Projective> = timed(&mut timings.msm_l_ms, || {
+        assignments.par_iter().map(|pa| msm(&params.l, &pa.aux_assignment)).collect::<Result<_, _>>()
+    })?;
+    let ab_sums: Vec<QuerySums> = timed(&mut timings.msm_ab_ms, || {
+        assignments.par_iter().map(|pa| query_sums(params, pa)).collect::<Result<_, _>>()
+    })?;
+    let proofs = timed(&mut timings.epilogue_ms, || {
+        let parts = h_sums.iter().zip(&l_sums).zip(&ab_sums).zip(randomness);
+        parts.map(|(((h, l), ab), rs)| epilogue(params, *h + l, ab, *rs)).collect()
+    });
+    Ok((proofs, timings))
+}
+
+fn timed<T>(slot: &mut f64, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    *slot = start.elapsed().as_secs_f64() * 1e3;
+    out
+}
+
+/// Checks every query length against what the assignment needs and returns its domain.
+fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Domain, Error> {
+    let domain = Domain::new(pa.num_constraints())?;
+    let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
+    let checks = [
+        ("IC bases (public inputs with the one)", params.vk.ic.len(), pa.num_inputs()),
+        ("h bases (domain size - 1)", params.h.len(), domain.size() - 1),
+        ("l bases (private variables)", params.l.len(), pa.num_aux()),
+        ("a bases (inputs + private variables used in A)", params.a.len(), pa.num_inputs() + pa.a_aux_density.count_ones()),
+        ("b_g1 bases (variables used in B)", params.b_g1.len(), b_needed),
+        ("b_g2 bases (variables used in B)", params.b_g2.len(), b_needed),
+    ];
+    for (what, have, need) in checks {
+        if have != need {
+            return Err(Error::Mismatch { what, have, need });
+        }
+    }
+    Ok(domain)
+}
+
+/// The coefficients h₀..h_{n−2} of h = (a·b − c)/Z.
+///
+/// a, b, c are evaluations on H; interpolating and re-evaluating them on the coset
+/// g·H (where Z is a non-zero constant) lets us divide pointwise. deg(a·b − c) ≤ 2n − 2,
+/// so deg h ≤ n − 2 and the top coefficient is zero: the H query has n − 1 bases.
+fn quotient(domain: &Domain, pa: &ProvingAssignment<Scalar>) -> Vec<Scalar> {
+    let n = domain.size();
+    let on_coset = |evals: &[Scalar]| {
+        let mut v = Vec::with_capacity(n);
+        v.extend_from_slice(evals);
+        v.resize(n, Scalar::ZERO);
+        domain.intt(&mut v);
+        domain.coset_ntt(&mut v);
+        v
+    };
+    let (mut a, (b, c)) = rayon::join(|| on_coset(&pa.a), || rayon::join(|| on_coset(&pa.b), || on_coset(&pa.c)));
+    a.par_iter_mut().zip(b.par_iter()).zip(c.par_iter()).for_each(|((a, b), c)| *a = *a * b - c);
+    drop((b, c));
+    domain.divide_by_z_on_coset(&mut a);
+    domain.icoset_ntt(&mut a);
+    a.truncate(n - 1);
+    a
+}
+
+/// Σ aᵢ·uᵢ(τ) (G1) and Σ aᵢ·vᵢ(τ) (G1 and G2) over the variables each query holds.
+struct QuerySums {
+    a: G1Projective,
+    b_g1: G1Projective,
+    b_g2: G2Projective,
+}
+
+/// Inputs have full density in A (each has its own `input · 0 = 0` constraint),
+/// so the first `num_inputs` A bases belong to the inputs one to one; the other
+/// queries follow the density bitsets.
+fn query_sums(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<QuerySums, Error> {
+    let (a_in, a_aux) = params.a.split_at(pa.num_inputs());
+    let b_in_len = pa.b_input_density.count_ones();
+    let (b1_in, b1_aux) = params.b_g1.split_at(b_in_len);
+    let (b2_in, b2_aux) = params.b_g2.split_at(b_in_len);
+    let inputs = &pa.input_assignment;
+    let aux = &pa.aux_assignment;
+    let (g1, b_g2) = rayon::join(
+        || -> Result<_, Error> {
+            let a = msm::<G1Projective>(a_in, inputs)? + msm_with_density::<G1Projective>(a_aux, aux, &pa.a_aux_density)?;
+            let b = msm_with_density::<G1Projective>(b1_in, inputs, &pa.b_input_density)?
+                + msm_with_density::<G1Projective>(b1_aux, aux, &pa.b_aux_density)?;
+            Ok((a, b))
+        },
+        || -> Result<_, Error> {
+            Ok(msm_with_density::<G2Projective>(b2_in, inputs, &pa.b_input_density)?
+                + msm_with_density::<G2Projective>(b2_aux, aux, &pa.b_aux_density)?)
+        },
+    );
+    let (a, b_g1) = g1?;
+    Ok(QuerySums { a, b_g1, b_g2: b_g2? })
+}
+
+fn epilogue(params: &Parameters, h_plus_l: G1Projective, sums: &QuerySums, (r, s): (Scalar, Scalar)) -> Proof {
+    let vk = &params.vk;
+    let a = sums.a + vk.alpha_g1 + vk.delta_g1 * r;
+    let b_g1 = sums.b_g1 + vk.beta_g1 + vk.delta_g1 * s;
+    let b_g2 = sums.b_g2 + vk.beta_g2 + vk.delta_g2 * s;
+    let c = h_plus_l + a * s + b_g1 * r - vk.delta_g1 * (r * s);
+    let mut g1 = [G1Affine::identity(); 2];
+    G1Projective::batch_normalize(&[a, c], &mut g1);
+    Proof { a: g1[0], b: b_g2.to_affine(), c: g1[1] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_synth::DensityTracker;
+
+    fn assignment_with_sizes(constraints: usize, inputs: usize, aux: usize) -> ProvingAssignment<Scalar> {
+        let mut pa = ProvingAssignment::new();
+        pa.a = vec![Scalar::ZERO; constraints];
+        pa.b = pa.a.clone();
+        pa.c = pa.a.clone();
+        pa.input_assignment = vec![Scalar::ONE; inputs];
+        pa.aux_assignment = vec![Scalar::ONE; aux];
+        let tracker = |n| {
+            let mut d = DensityTracker::new();
+            (0..n).for_each(|_| d.add_element());
+            d
+        };
+        pa.a_aux_density = tracker(aux);
+        pa.b_aux_density = tracker(aux);
+        pa.b_input_density = tracker(inputs);
+        pa
+    }
+
+    fn params_with_sizes(ic: usize, h: usize, l: usize, a: usize, b: usize) -> Parameters {
+        use crate::params::VerifyingKey;
+        use blstrs::G2Affine;
+        use std::sync::Arc;
+        let g1 = G1Affine::generator();
+        let g2 = G2Affine::generator();
+        Parameters {
+            vk: VerifyingKey {
+                alpha_g1: g1,
+                beta_g1: g1,
+                beta_g2: g2,
+                gamma_g2: g2,
+                delta_g1: g1,
+                delta_g2: g2,
+                ic: vec![g1; ic],
+            },
+            h: Arc::new(vec![g1; h]),
+            l: Arc::new(vec![g1; l]),
+            a: Arc::new(vec![g1; a]),
+            b_g1: Arc::new(vec![g1; b]),
+            b_g2: Arc::new(vec![g2; b]),
+        }
+    }
+
+    #[test]
+    fn size_mismatches_name_both_sizes() {
+        let pa = assignment_with_sizes(5, 2, 3);
+        let one = [(Scalar::ONE, Scalar::ONE)];
+        let ok = params_with_sizes(2, 7, 3, 2, 0);
+        assert_eq!(check_sizes(&ok, &pa).unwrap().size(), 8);
+        let cases = [
+            (params_with_sizes(3, 7, 3, 2, 0), "IC", 3, 2),
+            (params_with_sizes(2, 8, 3, 2, 0), "h bases", 8, 7),
+            (params_with_sizes(2, 7, 4, 2, 0), "l bases", 4, 3),
+            (params_with_sizes(2, 7, 3, 1, 0), "a bases", 1, 2),
+            (params_with_sizes(2, 7, 3, 2, 1), "b_g1", 1, 0),
+        ];
+        for (params, what_prefix, have_want, need_want) in cases {
+            match prove(&params, std::slice::from_ref(&pa), &one) {
+                Err(Error::Mismatch { what, have, need }) => {
+                    assert!(what.starts_with(what_prefix), "{what}");
+                    assert_eq!((have, need), (have_want, need_want));
+                }
+                other => panic!("expected a mismatch for {what_prefix}, got {other:?}"),
+            }
+        }
+        assert!(matches!(prove(&ok, &[pa], &[]), Err(Error::RandomnessCount { assignments: 1, randomness: 0 })));
+    }
+}

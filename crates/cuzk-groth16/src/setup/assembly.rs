@@ -1,0 +1,113 @@
+//! The setup's constraint system: records where each variable appears in A, B and C,
+//! never computing a witness.
+
+use blstrs::Scalar;
+use cuzk_synth::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use ff::Field;
+
+/// One non-zero matrix entry: variable, constraint (row), coefficient.
+type Entry = (Index, usize, Scalar);
+
+/// The R1CS matrices A, B, C as entry lists, plus variable counts.
+#[derive(Default)]
+pub(crate) struct KeypairAssembly {
+    pub(crate) num_inputs: usize,
+    pub(crate) num_aux: usize,
+    pub(crate) num_constraints: usize,
+    pub(crate) matrices: [Vec<Entry>; 3],
+    buffer: Vec<(Variable, Scalar)>,
+}
+
+/// uᵢ(τ), vᵢ(τ), wᵢ(τ) for every variable, inputs and private variables apart.
+pub(crate) struct QapAtTau {
+    pub(crate) inputs: [Vec<Scalar>; 3],
+    pub(crate) aux: [Vec<Scalar>; 3],
+}
+
+impl KeypairAssembly {
+    /// Evaluates each variable's column polynomials at τ, given the Lagrange
+    /// basis Lⱼ(τ) of the domain: the column polynomial of variable i in A is
+    /// Σⱼ A[j][i]·Lⱼ(x), the one that takes value A[j][i] at ωʲ.
+    pub(crate) fn evaluate(&self, lagrange: &[Scalar]) -> QapAtTau {
+        let eval = |entries: &[Entry]| {
+            let mut inputs = vec![Scalar::ZERO; self.num_inputs];
+            let mut aux = vec![Scalar::ZERO; self.num_aux];
+            for (var, row, coeff) in entries {
+                let slot = match var {
+                    Index::Input(i) => &mut inputs[*i],
+                    Index::Aux(i) => &mut aux[*i],
+                };
+                *slot += lagrange[*row] * coeff;
+            }
+            (inputs, aux)
+        };
+        let (ai, aa) = eval(&self.matrices[0]);
+        let (bi, ba) = eval(&self.matrices[1]);
+        let (ci, ca) = eval(&self.matrices[2]);
+        QapAtTau { inputs: [ai, bi, ci], aux: [aa, ba, ca] }
+    }
+
+    /// Appends the entries of one combination of the current constraint to matrix `m`.
+    fn record(&mut self, m: usize, build: impl FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>) {
+        let row = self.num_constraints;
+        let lc = build(LinearCombination::from_buffer(std::mem::take(&mut self.buffer)));
+        self.matrices[m].extend(lc.iter().map(|(v, coeff)| (v.get_unchecked(), row, *coeff)));
+        self.buffer = lc.into_buffer();
+    }
+}
+
+impl ConstraintSystem<Scalar> for KeypairAssembly {
+    type Root = Self;
+
+    /// Setup never needs values, so `f` is not called.
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.num_aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.num_aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.num_inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.num_inputs - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.record(0, a);
+        self.record(1, b);
+        self.record(2, c);
+        self.num_constraints += 1;
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+
+    fn is_witness_generator(&self) -> bool {
+        false
+    }
+}
