@@ -15,7 +15,9 @@ pub trait Circuit<S: PrimeField> {
 ///
 /// The same trait serves setup (no witness values), proving (values, no names)
 /// and testing (values and names); implementations ignore what they do not need.
-pub trait ConstraintSystem<S: PrimeField>: Sized {
+/// `Send` as in bellpepper-core, so a bellpepper circuit can run over any of
+/// ours through an adapter that borrows it (see the `bellpepper` module).
+pub trait ConstraintSystem<S: PrimeField>: Sized + Send {
     /// The constraint system at the root of any namespace stack.
     type Root: ConstraintSystem<S>;
 

@@ -16,6 +16,9 @@ pub mod error;
 pub mod lc;
 /// The prover's constraint system: evaluations of A, B, C per constraint.
 pub mod assignment;
+/// Running circuits written for bellpepper-core 0.2 (bellperson 0.27) unchanged.
+#[cfg(feature = "bellpepper")]
+pub mod bellpepper;
 /// Booleans, 32-bit words, SHA-256, multipacking and numbers, laid out as bellperson's.
 pub mod gadgets;
 /// SHA-256 in plain Rust: constants, compression, hashing.

@@ -129,6 +129,15 @@ impl<S: PrimeField> TestConstraintSystem<S> {
         }
     }
 
+    /// The path `var` was allocated at.
+    pub fn path(&self, var: Variable) -> Option<&str> {
+        let (_, path) = match var.0 {
+            Index::Input(i) => self.inputs.get(i)?,
+            Index::Aux(i) => self.aux.get(i)?,
+        };
+        Some(path)
+    }
+
     /// Overwrites the variable at `path` and returns its old value; `None`
     /// (and no change) when no variable is there.
     pub fn set(&mut self, path: &str, value: S) -> Option<S> {
@@ -282,6 +291,7 @@ mod tests {
         assert!(cs.is_satisfied());
         assert_eq!((cs.num_constraints(), cs.num_inputs(), cs.num_aux()), (1, 1, 3));
         assert_eq!(cs.get("a/var"), Some(s(10)));
+        assert_eq!(cs.path(b), Some("b/var"));
         assert_eq!(cs.get("outer/inner/mult"), None);
         assert_eq!(cs.get("missing"), None);
 

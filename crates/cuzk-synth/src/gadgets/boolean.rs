@@ -138,7 +138,7 @@ impl Boolean {
             (Boolean::Constant(false), x) | (x, Boolean::Constant(false)) => x,
             (Boolean::Constant(true), x) | (x, Boolean::Constant(true)) => x.not(),
             // a XOR NOT b = NOT (a XOR b)
-            (Boolean::Is(x), Boolean::Not(y)) | (Boolean::Not(x), Boolean::Is(y)) => {
+            (Boolean::Is(x), Boolean::Not(y)) | (Boolean::Not(y), Boolean::Is(x)) => {
                 Boolean::Is(AllocatedBit::xor(cs, &x, &y)?).not()
             }
             // NOT a XOR NOT b = a XOR b
