@@ -1,0 +1,19 @@
+// The GPU entry points of a build without nvcc: each call fails with a typed
+// no_gpu error at run time, so a missing toolkit is never a silent CPU fallback.
+#include "cuzk-ffi/src/lib.rs.h"
+#include "error.hpp"
+
+namespace cuzk {
+namespace {
+[[noreturn]] void unavailable() { throw_no_gpu("cuzk was built without CUDA (no nvcc found at build time)"); }
+}  // namespace
+
+int32_t device_count() { unavailable(); }
+DeviceInfo device_info(int32_t) { unavailable(); }
+void device_alloc_probe(int32_t, uint64_t) { unavailable(); }
+void gpu_field_mul(int32_t, Field, rust::Slice<const uint64_t>, rust::Slice<const uint64_t>, rust::Slice<uint64_t>) {
+    unavailable();
+}
+void fr_ntt(int32_t, NttKind, rust::Slice<uint64_t>) { unavailable(); }
+
+}  // namespace cuzk

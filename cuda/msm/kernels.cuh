@@ -1,0 +1,167 @@
+// Kernels of the Pippenger MSM and the bitmap batch addition, templated over
+// the coordinate field F so G1 (Fp) and G2 (Fp2) share them. The index logic
+// lives in segments.hpp and digits.hpp, where the host tests reach it.
+#pragma once
+
+#include "../ec/point.hpp"
+#include "digits.hpp"
+#include "segments.hpp"
+
+namespace cuzk::msm {
+
+using ec::affine;
+using ec::jacobian;
+using ec::xyzz;
+using ff::fr_t;
+
+/// Bit of a sort value marking a negative digit; the rest is the point index.
+constexpr uint32_t NEG_BIT = 0x80000000u;
+
+/// blst's Jacobian form of an XYZZ point without an inversion: with
+/// Z = ZZZ/ZZ the point (X ZZ^2, Y ZZ^3, ZZZ) is (X Z'^2/ZZ, Y Z'^3/ZZZ) for
+/// Z' = ZZZ, because ZZZ^2 = ZZ^3. The identity keeps Z' = 0.
+template <class F>
+__device__ jacobian<F> to_jacobian(const xyzz<F>& p) {
+    if (p.is_identity()) return {F::zero(), F::zero(), F::zero()};
+    const F zz2 = p.ZZ.sqr();
+    return {p.X * zz2, p.Y * (zz2 * p.ZZ), p.ZZZ};
+}
+
+inline __device__ uint64_t global_thread() { return uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
+
+/// Sort pairs for windows [w0, w0 + G) of n scalars: for window w0 + g and
+/// point i, key g 2^(c-1) + |d| - 1 and value i | sign, at position g n + i.
+/// A zero digit gets key G 2^(c-1), past every bucket, so it sorts last and
+/// is dropped by counting the non-zero digits into *nonzero.
+__global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint32_t w0, uint32_t group,
+                              uint32_t* keys, uint32_t* vals, unsigned long long* nonzero) {
+    const uint64_t i = global_thread();
+    uint32_t count = 0;
+    if (i < n) {
+        uint32_t s[8];
+        canonical_limbs(scalars[i], s);
+        const uint32_t buckets = 1u << (c - 1);
+        const uint32_t zero_key = group * buckets;
+        signed_digits(s, c, [&](uint32_t w, int32_t d) {
+            if (w < w0 || w >= w0 + group) return;
+            const uint64_t at = uint64_t(w - w0) * n + i;
+            if (d == 0) {
+                keys[at] = zero_key;
+                vals[at] = uint32_t(i);
+                return;
+            }
+            const uint32_t mag = uint32_t(d < 0 ? -d : d);
+            keys[at] = (w - w0) * buckets + mag - 1;
+            vals[at] = uint32_t(i) | (d < 0 ? NEG_BIT : 0u);
+            count++;
+        });
+    }
+    const uint32_t warp = __reduce_add_sync(0xffffffffu, count);
+    if ((threadIdx.x & 31) == 0 && warp) atomicAdd(nonzero, (unsigned long long)warp);
+}
+
+/// First level of the bucket accumulation: each of the grid's threads sums an
+/// equal share of the *count sorted non-zero digits, adding the affine base
+/// (negated for a negative digit) into an XYZZ accumulator. Complete runs are
+/// stored straight into their (zero-initialised) bucket; cut runs go to two
+/// slots per thread for accumulate_slots_kernel.
+template <class F>
+__global__ void accumulate_points_kernel(const uint32_t* keys, const uint32_t* vals, const unsigned long long* count,
+                                         const affine<F>* bases, xyzz<F>* buckets, uint32_t* slot_keys,
+                                         xyzz<F>* slot_sums) {
+    const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
+    const uint64_t m = *count;
+    auto add = [&](const xyzz<F>& acc, uint64_t i) {
+        const uint32_t v = vals[i];
+        affine<F> p = bases[v & ~NEG_BIT];
+        if (v & NEG_BIT) p.y = -p.y;
+        return acc.add_affine(p);
+    };
+    auto complete = [&](uint32_t key, const xyzz<F>& sum) { buckets[key] = sum; };
+    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+        slot_keys[2 * t + slot] = key;
+        slot_sums[2 * t + slot] = sum;
+    };
+    reduce_chunk<xyzz<F>>(keys, m, chunk_of(t, threads, m), add, complete, partial);
+}
+
+/// Later levels: the same segmented sum over the previous level's m slots;
+/// complete runs are added into their bucket, which earlier levels may have
+/// written (a run complete at level 1 reappears here only as identities).
+template <class F>
+__global__ void accumulate_slots_kernel(const uint32_t* in_keys, const xyzz<F>* in_sums, uint64_t m,
+                                        xyzz<F>* buckets, uint32_t* slot_keys, xyzz<F>* slot_sums) {
+    const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
+    auto add = [&](const xyzz<F>& acc, uint64_t i) { return acc.add(in_sums[i]); };
+    auto complete = [&](uint32_t key, const xyzz<F>& sum) {
+        if (key == NO_KEY || sum.is_identity()) return;
+        buckets[key] = buckets[key].add(sum);
+    };
+    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+        slot_keys[2 * t + slot] = key;
+        slot_sums[2 * t + slot] = sum;
+    };
+    reduce_chunk<xyzz<F>>(in_keys, m, chunk_of(t, threads, m), add, complete, partial);
+}
+
+/// Thread (g, j) reduces segment j (buckets [j len, (j + 1) len)) of window g:
+/// out[g segments + j] = sum_b (b + 1) B_b over its segment.
+template <class F>
+__global__ void window_segments_kernel(const xyzz<F>* buckets, uint32_t buckets_per_window, uint32_t len,
+                                       uint32_t windows, xyzz<F>* out) {
+    const uint64_t t = global_thread();
+    const uint32_t segments = buckets_per_window / len;
+    if (t >= uint64_t(windows) * segments) return;
+    const uint32_t g = uint32_t(t / segments), j = uint32_t(t % segments);
+    const xyzz<F>* window = buckets + uint64_t(g) * buckets_per_window;
+    out[t] = weighted_segment<xyzz<F>>([&](uint32_t b) { return window[b]; }, j * len, len);
+}
+
+/// rows x cols points -> rows x ceil(cols / per) points, each output the sum
+/// of `per` consecutive inputs of its row; applied until one column is left.
+template <class F>
+__global__ void sum_rows_kernel(const xyzz<F>* in, uint32_t rows, uint32_t cols, uint32_t per, xyzz<F>* out) {
+    const uint64_t t = global_thread();
+    const uint32_t out_cols = (cols + per - 1) / per;
+    if (t >= uint64_t(rows) * out_cols) return;
+    const uint32_t r = uint32_t(t / out_cols), k = uint32_t(t % out_cols);
+    const uint32_t b = k * per, e = b + per < cols ? b + per : cols;
+    xyzz<F> acc = xyzz<F>::identity();
+    for (uint32_t i = b; i < e; i++) acc = acc.add(in[uint64_t(r) * cols + i]);
+    out[t] = acc;
+}
+
+/// Converts `count` sums to blst's Jacobian form for the host.
+template <class F>
+__global__ void to_jacobian_kernel(const xyzz<F>* in, uint32_t count, jacobian<F>* out) {
+    const uint64_t t = global_thread();
+    if (t < count) out[t] = to_jacobian(in[t]);
+}
+
+/// Set bits per bitmap word, for the exclusive scan that ranks them.
+__global__ void popcount_kernel(const uint64_t* words, uint64_t word_count, uint32_t* counts) {
+    const uint64_t t = global_thread();
+    if (t < word_count) counts[t] = popcount64(words[t]);
+}
+
+/// Each thread adds the bases of an equal share of the bitmap's set bits
+/// (ranks split evenly, wherever the ones lie) into out[t].
+template <class F>
+__global__ void batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before,
+                                 uint64_t word_count, xyzz<F>* out) {
+    const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
+    const uint64_t total = uint64_t(before[word_count - 1]) + popcount64(words[word_count - 1]);
+    const chunk ch = chunk_of(t, threads, total);
+    xyzz<F> acc = xyzz<F>::identity();
+    for_set_bits(words, before, word_count, ch.begin, ch.end, [&](uint64_t i) { acc = acc.add_affine(bases[i]); });
+    out[t] = acc;
+}
+
+/// Writes `len` points repeating `pattern` (of `period` points) into out.
+template <class T>
+__global__ void tile_kernel(const T* pattern, uint64_t period, uint64_t len, T* out) {
+    const uint64_t t = global_thread();
+    if (t < len) out[t] = pattern[t % period];
+}
+
+}  // namespace cuzk::msm

@@ -1,0 +1,189 @@
+// Pippenger's multi-scalar multiplication on one device, stream-ordered:
+//
+//   for each group of windows that fits in memory:
+//     digits   one thread per scalar: Montgomery -> canonical, signed digits,
+//              (bucket key, point index | sign) pairs; zero digits sort last
+//     sort     CUB radix sort of the pairs by bucket key
+//     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
+//              mixed additions, cut runs summed level by level (segments.hpp)
+//     windows  per window sum_b (b + 1) B_b in segments, then a row sum
+//   -> one Jacobian sum S_w per window; the caller forms sum_w 2^(c w) S_w,
+//      a chain of ~256 doublings that the host does far faster than one thread.
+//
+// Every allocation happens before the first launch, so running out of memory
+// fails cleanly with nothing queued.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <vector>
+
+#include "../api/cuda_util.cuh"
+#include "kernels.cuh"
+#include "plan.hpp"
+
+namespace cuzk::msm {
+
+/// Device memory free for one call, leaving headroom for the CUDA context,
+/// CUB and other streams.
+inline uint64_t memory_budget(uint64_t* free_out) {
+    size_t free = 0, total = 0;
+    CUZK_CUDA(cudaMemGetInfo(&free, &total));
+    *free_out = free;
+    const uint64_t reserve = std::max<uint64_t>(uint64_t(256) << 20, total / 64);
+    return free > reserve ? free - reserve : 0;
+}
+
+/// Resident threads of a kernel over the whole device: the thread count at
+/// which one wave fills every multiprocessor.
+template <class Kernel>
+uint64_t resident_threads(Kernel kernel) {
+    int device = 0, sms = 0, blocks = 0;
+    CUZK_CUDA(cudaGetDevice(&device));
+    CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, THREADS, 0));
+    return uint64_t(std::max(blocks, 1)) * uint64_t(sms) * THREADS;
+}
+
+/// A launch of `want` threads in blocks of at most THREADS; the kernels size
+/// their work by the grid, so `threads` is what actually runs.
+struct launch_shape {
+    unsigned blocks, block;
+    uint64_t threads() const { return uint64_t(blocks) * block; }
+};
+
+inline launch_shape shape_for(uint64_t want) {
+    const unsigned block = unsigned(std::min<uint64_t>(std::max<uint64_t>(want, 1), THREADS));
+    return {unsigned((std::max<uint64_t>(want, 1) + block - 1) / block), block};
+}
+
+/// The sizes of one MSM's temporaries for groups of `group` windows.
+struct msm_layout {
+    uint32_t c, windows, buckets, group;
+    uint64_t n, pairs;
+    launch_shape level1, level2;
+    uint32_t segment_len, segments;
+    size_t sort_temp;
+
+    uint64_t slot_count(const launch_shape& s) const { return 2 * s.threads(); }
+
+    template <class F>
+    uint64_t bytes() const {
+        const uint64_t point = sizeof(xyzz<F>);
+        return 16 * pairs + sort_temp + uint64_t(group) * buckets * point +
+               (slot_count(level1) + slot_count(level2)) * (4 + point) + 2 * uint64_t(group) * segments * point +
+               uint64_t(windows) * sizeof(jacobian<F>) + 8;
+    }
+};
+
+template <class F>
+msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, uint64_t segment_cap, cudaStream_t s) {
+    msm_layout l{};
+    l.c = window_bits_for(n);
+    l.windows = window_count(l.c);
+    l.buckets = 1u << (l.c - 1);
+    l.group = group;
+    l.n = n;
+    l.pairs = uint64_t(n) * group;
+    l.level1 = shape_for(std::min(l.pairs, level1_cap));
+    l.level2 = shape_for((l.slot_count(l.level1) + SLOT_CHUNK - 1) / SLOT_CHUNK);
+    // Segments short enough to give the window reduction a full wave.
+    uint32_t len = 1;
+    while (len < l.buckets && uint64_t(group) * (l.buckets / len) > segment_cap) len *= 2;
+    l.segment_len = len;
+    l.segments = l.buckets / len;
+    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+    CUZK_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, l.sort_temp, k, v, l.pairs, 0,
+                                              int(bit_length(uint64_t(group) * l.buckets)), s));
+    return l;
+}
+
+/// The per-window sums of sum_i scalars[i] bases[i] (both device-resident,
+/// n of each), as Jacobian points in window order; returns the window width.
+template <class F>
+uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cudaStream_t s,
+                     std::vector<jacobian<F>>& out) {
+    const uint64_t level1_cap = resident_threads(accumulate_points_kernel<F>);
+    const uint64_t segment_cap = resident_threads(window_segments_kernel<F>);
+    const uint32_t c = window_bits_for(n);
+    const uint32_t windows = window_count(c);
+
+    // The largest group of windows whose temporaries fit; 32-bit CUB offsets
+    // are avoided by keeping a group's pairs below 2^31.
+    uint64_t free = 0;
+    const uint64_t budget = memory_budget(&free);
+    uint32_t group = std::min<uint64_t>(windows, std::max<uint64_t>(1, ((uint64_t(1) << 31) - 1) / n));
+    msm_layout l = layout_for<F>(n, group, level1_cap, segment_cap, s);
+    while (l.bytes<F>() > budget && group > 1) l = layout_for<F>(n, --group, level1_cap, segment_cap, s);
+    if (l.bytes<F>() > budget)
+        throw_oom(l.bytes<F>(), free, "MSM of " + std::to_string(n) + " points needs " +
+                                          std::to_string(l.bytes<F>()) + " bytes of temporaries for one window");
+
+    cuda::buffer<uint32_t> keys0(l.pairs), keys1(l.pairs), vals0(l.pairs), vals1(l.pairs);
+    cuda::buffer<uint8_t> sort_temp(l.sort_temp);
+    cuda::buffer<xyzz<F>> buckets(uint64_t(group) * l.buckets);
+    cuda::buffer<uint32_t> slot_keys0(l.slot_count(l.level1)), slot_keys1(l.slot_count(l.level2));
+    cuda::buffer<xyzz<F>> slot_sums0(l.slot_count(l.level1)), slot_sums1(l.slot_count(l.level2));
+    cuda::buffer<xyzz<F>> seg0(uint64_t(group) * l.segments), seg1(uint64_t(group) * l.segments);
+    cuda::buffer<jacobian<F>> sums(windows);
+    cuda::buffer<unsigned long long> nonzero(1);
+
+    for (uint32_t w0 = 0; w0 < windows; w0 += group) {
+        const uint32_t g = std::min(group, windows - w0);
+        const uint64_t pairs = uint64_t(n) * g;
+        CUZK_CUDA(cudaMemsetAsync(buckets.get(), 0, uint64_t(g) * l.buckets * sizeof(xyzz<F>), s));
+        CUZK_CUDA(cudaMemsetAsync(nonzero.get(), 0, sizeof(unsigned long long), s));
+        digits_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(scalars, n, c, w0, g, keys0.get(),
+                                                                       vals0.get(), nonzero.get());
+        CUZK_LAUNCHED();
+
+        cub::DoubleBuffer<uint32_t> k(keys0.get(), keys1.get()), v(vals0.get(), vals1.get());
+        size_t temp = l.sort_temp;
+        CUZK_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.get(), temp, k, v, pairs, 0,
+                                                  int(bit_length(uint64_t(g) * l.buckets)), s));
+
+        const launch_shape first = shape_for(std::min(pairs, level1_cap));
+        accumulate_points_kernel<F><<<first.blocks, first.block, 0, s>>>(
+            k.Current(), v.Current(), nonzero.get(), bases, buckets.get(), slot_keys0.get(), slot_sums0.get());
+        CUZK_LAUNCHED();
+
+        uint32_t* in_keys = slot_keys0.get();
+        xyzz<F>* in_sums = slot_sums0.get();
+        uint32_t* out_keys = slot_keys1.get();
+        xyzz<F>* out_sums = slot_sums1.get();
+        uint64_t threads = first.threads();
+        while (threads > 1) {
+            const uint64_t m = 2 * threads;
+            const launch_shape next = shape_for((m + SLOT_CHUNK - 1) / SLOT_CHUNK);
+            accumulate_slots_kernel<F><<<next.blocks, next.block, 0, s>>>(in_keys, in_sums, m, buckets.get(),
+                                                                          out_keys, out_sums);
+            CUZK_LAUNCHED();
+            std::swap(in_keys, out_keys);
+            std::swap(in_sums, out_sums);
+            threads = next.threads();
+        }
+
+        const uint64_t seg_threads = uint64_t(g) * l.segments;
+        window_segments_kernel<F><<<cuda::blocks_for(seg_threads, THREADS), THREADS, 0, s>>>(
+            buckets.get(), l.buckets, l.segment_len, g, seg0.get());
+        CUZK_LAUNCHED();
+        xyzz<F>* in = seg0.get();
+        xyzz<F>* spare = seg1.get();
+        for (uint32_t cols = l.segments; cols > 1; cols = (cols + SUM_PER - 1) / SUM_PER) {
+            const uint64_t outs = uint64_t(g) * ((cols + SUM_PER - 1) / SUM_PER);
+            sum_rows_kernel<F><<<cuda::blocks_for(outs, THREADS), THREADS, 0, s>>>(in, g, cols, SUM_PER, spare);
+            CUZK_LAUNCHED();
+            std::swap(in, spare);
+        }
+        to_jacobian_kernel<F><<<1, g, 0, s>>>(in, g, sums.get() + w0);
+        CUZK_LAUNCHED();
+    }
+
+    out.resize(windows);
+    CUZK_CUDA(cudaMemcpyAsync(out.data(), sums.get(), windows * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA(cudaStreamSynchronize(s));
+    return c;
+}
+
+}  // namespace cuzk::msm

@@ -1,0 +1,44 @@
+// Tuning of the MSM, kept apart from the kernels: the window width for a
+// number of points, and the launch shapes.
+#pragma once
+
+#include "digits.hpp"
+
+namespace cuzk::msm {
+
+/// Threads per block of every MSM and batch-addition kernel.
+constexpr unsigned THREADS = 128;
+/// Slots summed by one thread at the second and later accumulation levels.
+constexpr uint64_t SLOT_CHUNK = 16;
+/// Points summed by one thread per step of the final per-window reduction.
+constexpr uint32_t SUM_PER = 16;
+
+/// Relative cost of window width c for n points, in mixed additions:
+/// n W digits to add into buckets, and about 4 per bucket to reduce the
+/// W 2^(c-1) buckets (two full additions of ~1.4 mixed ones, plus the
+/// clearing and segment overhead).
+inline double window_cost(uint64_t n, uint32_t c) {
+    const double windows = window_count(c);
+    return double(n) * windows + 4.0 * windows * double(uint64_t(1) << (c - 1));
+}
+
+/// The window width with the least modelled cost for n points.
+inline uint32_t window_bits_for(uint64_t n) {
+    uint32_t best = MIN_WINDOW_BITS;
+    for (uint32_t c = MIN_WINDOW_BITS + 1; c <= MAX_WINDOW_BITS; c++) {
+        if (window_cost(n, c) < window_cost(n, best)) best = c;
+    }
+    return best;
+}
+
+/// Number of bits needed to write x (0 for 0).
+inline uint32_t bit_length(uint64_t x) {
+    uint32_t b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+}  // namespace cuzk::msm

@@ -1,0 +1,157 @@
+// The index logic of the MSM and batch-addition kernels, generic in the
+// group so that the host tests run it with plain integers (cpp/msm_hooks.cpp)
+// and the kernels with curve points (kernels.cuh).
+//
+// A group type A provides A::identity(), a.is_identity(), a.add(b) and
+// a.dbl(); the point types are ec::xyzz<F>.
+#pragma once
+
+#include "../ff/common.hpp"
+
+namespace cuzk::msm {
+
+/// Key of a partial-sum slot that holds nothing; sorts after every bucket.
+constexpr uint32_t NO_KEY = 0xffffffffu;
+
+/// The items [begin, end) of thread t when m items are split evenly over
+/// `threads` threads; trailing threads may get nothing.
+struct chunk {
+    uint64_t begin, end;
+};
+
+CUZK_HD chunk chunk_of(uint64_t t, uint64_t threads, uint64_t m) {
+    const uint64_t len = (m + threads - 1) / threads;
+    const uint64_t b = t * len < m ? t * len : m;
+    const uint64_t e = b + len < m ? b + len : m;
+    return {b, e};
+}
+
+/// One thread's share of a segmented sum over key-sorted items: the sum of
+/// each run of equal keys. Every thread gets the same number of items however
+/// uneven the runs are (all scalars equal puts every point in one bucket), so
+/// a run may be cut by chunk boundaries:
+///  - a run wholly inside [begin, end) is complete: complete(key, sum);
+///  - the run cut at `begin` goes to slot 0, the run cut at `end` to slot 1,
+///    through partial(slot, key, sum); a run cut at both ends takes slot 0.
+/// Both slots are always written (identity when unused, keyed with the
+/// chunk's first and last key, or NO_KEY for an empty chunk) so the 2T slots
+/// of T threads are again key-sorted, and the next level sums them with this
+/// same function until one thread covers everything.
+///
+/// add(acc, i) returns acc plus item i.
+template <class A, class Add, class Complete, class Partial>
+CUZK_HD void reduce_chunk(const uint32_t* keys, uint64_t m, chunk ch, Add&& add, Complete&& complete,
+                          Partial&& partial) {
+    if (ch.begin >= ch.end) {
+        partial(0, NO_KEY, A::identity());
+        partial(1, NO_KEY, A::identity());
+        return;
+    }
+    uint32_t cur = keys[ch.begin];
+    const bool cut_begin = ch.begin > 0 && keys[ch.begin - 1] == cur;
+    bool first_open = true;
+    A acc = A::identity();
+    for (uint64_t i = ch.begin; i < ch.end; i++) {
+        const uint32_t k = keys[i];
+        if (k != cur) {
+            if (first_open && cut_begin) {
+                partial(0, cur, acc);
+            } else {
+                complete(cur, acc);
+                if (first_open) partial(0, cur, A::identity());
+            }
+            first_open = false;
+            cur = k;
+            acc = A::identity();
+        }
+        acc = add(acc, i);
+    }
+    const bool cut_end = ch.end < m && keys[ch.end] == cur;
+    if (first_open) {
+        if (cut_begin) {
+            partial(0, cur, acc);
+            partial(1, cur, A::identity());
+        } else if (cut_end) {
+            partial(0, cur, A::identity());
+            partial(1, cur, acc);
+        } else {
+            complete(cur, acc);
+            partial(0, cur, A::identity());
+            partial(1, cur, A::identity());
+        }
+    } else if (cut_end) {
+        partial(1, cur, acc);
+    } else {
+        complete(cur, acc);
+        partial(1, cur, A::identity());
+    }
+}
+
+/// k p by double-and-add, for the small k of the window reduction.
+template <class A>
+CUZK_HD A mul_small(const A& p, uint32_t k) {
+    A r = A::identity();
+    for (int bit = 31; bit >= 0; bit--) {
+        r = r.dbl();
+        if ((k >> bit) & 1) r = r.add(p);
+    }
+    return r;
+}
+
+/// sum_{b in [lo, lo + len)} (b + 1) B_b, one thread's segment of a window's
+/// bucket reduction (bucket b holds the points of digit b + 1). Running sums
+/// from the top give sum (b - lo + 1) B_b in 2 len additions; lo times the
+/// plain sum of the segment supplies the rest. bucket(b) returns B_b.
+template <class A, class Bucket>
+CUZK_HD A weighted_segment(Bucket&& bucket, uint32_t lo, uint32_t len) {
+    A run = A::identity(), acc = A::identity();
+    for (uint32_t b = lo + len; b-- > lo;) {
+        run = run.add(bucket(b));
+        acc = acc.add(run);
+    }
+    return acc.add(mul_small(run, lo));
+}
+
+/// Number of set bits of a 64-bit word.
+CUZK_HD uint32_t popcount64(uint64_t w) {
+#if defined(__CUDA_ARCH__)
+    return uint32_t(__popcll(w));
+#else
+    return uint32_t(__builtin_popcountll(w));
+#endif
+}
+
+/// Index of the lowest set bit of a non-zero word.
+CUZK_HD uint32_t lowest_bit(uint64_t w) {
+#if defined(__CUDA_ARCH__)
+    return uint32_t(__ffsll(static_cast<long long>(w)) - 1);
+#else
+    return uint32_t(__builtin_ctzll(w));
+#endif
+}
+
+/// Calls visit(i) for the set bits of ranks [r_begin, r_end) of a bitmap
+/// (rank = position among the set bits, bit i of word i/64 standing for item
+/// i), given before[w] = number of set bits in words [0, w). Splitting ranks
+/// evenly over threads balances the work however the ones are spread.
+template <class Visit>
+CUZK_HD void for_set_bits(const uint64_t* words, const uint32_t* before, uint64_t word_count, uint64_t r_begin,
+                          uint64_t r_end, Visit&& visit) {
+    if (r_begin >= r_end) return;
+    // The word holding rank r_begin: the last w with before[w] <= r_begin.
+    uint64_t lo = 0, hi = word_count;
+    while (hi - lo > 1) {
+        const uint64_t mid = (lo + hi) / 2;
+        if (before[mid] <= r_begin) lo = mid; else hi = mid;
+    }
+    uint64_t w = lo;
+    uint64_t word = words[w];
+    for (uint64_t skip = r_begin - before[w]; skip > 0; skip--) word &= word - 1;
+    for (uint64_t r = r_begin; r < r_end; r++) {
+        while (word == 0) word = words[++w];
+        visit(w * 64 + lowest_bit(word));
+        word &= word - 1;
+    }
+}
+
+}  // namespace cuzk::msm
