@@ -64,7 +64,8 @@ pub fn verify_proof(pvk: &PreparedVerifyingKey, proof: &Proof, public_inputs: &[
 /// Verifies many proofs at once with a random linear combination.
 ///
 /// With random 128-bit zⱼ, all proofs are valid (except with probability
-/// ~2⁻¹²⁸) iff Πⱼ e(zⱼ·Aⱼ, −Bⱼ) · e(Σ zⱼ·accⱼ, γ) · e(Σ zⱼ·Cⱼ, δ) = e(α, β)^(Σ zⱼ).
+/// ~2⁻¹²⁸) iff Πⱼ e(zⱼ·Aⱼ, −Bⱼ) · e(Σ zⱼ·accⱼ, γ) · e(Σ zⱼ·Cⱼ, δ) = e(α, β)^(−Σ zⱼ),
+/// the zⱼ-weighted product of the single-proof equations with B moved to the right.
 /// The γ and δ pairings are shared, so n proofs cost n + 2 Miller loops and one
 /// final exponentiation instead of 3n and n. An empty batch is valid.
 pub fn verify_proofs_batch<R: RngCore + ?Sized>(
@@ -110,6 +111,6 @@ pub fn verify_proofs_batch<R: RngCore + ?Sized>(
     terms.push((&acc_gamma, &pvk.gamma_g2));
     terms.push((&acc_delta, &pvk.delta_g2));
     let lhs = Bls12::multi_miller_loop(&terms).final_exponentiation();
-    let rhs = pvk.alpha_g1_beta_g2 * z_sum;
+    let rhs = pvk.alpha_g1_beta_g2 * (-z_sum);
     Ok(lhs == rhs)
 }
