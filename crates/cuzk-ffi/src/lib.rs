@@ -9,6 +9,9 @@
 
 pub mod cast;
 
+/// The error type the bridge returns; its message starts with the error kind.
+pub use cxx::Exception;
+
 /// Whether this build compiled the CUDA kernels; without them every GPU entry
 /// point returns a `no_gpu` error.
 pub const CUDA_COMPILED: bool = cfg!(cuzk_cuda);

@@ -1,2 +1,23 @@
-//! Safe GPU API: devices, kernels, typed CUDA errors.
+//! Safe GPU API over the bridge: devices, kernels, typed CUDA errors.
+//!
+//! Every call names its device explicitly; a build without CUDA, a machine
+//! without a GPU and a failing kernel all surface as a typed [`GpuError`],
+//! never as a silent CPU fallback. Choosing a backend is the engine's job.
 #![forbid(unsafe_code)]
+
+/// Typed errors parsed from the bridge's error kinds.
+pub mod error;
+/// Device discovery and handles.
+pub mod device;
+/// Fr number-theoretic transforms on a device.
+pub mod ntt;
+/// The kernels' field and curve arithmetic, run on the host or the device
+/// for differential tests against blstrs.
+pub mod arith;
+
+pub use device::{devices, Device, DeviceInfo};
+pub use error::GpuError;
+pub use ntt::{ntt, NttKind};
+
+/// Whether this build compiled the CUDA kernels.
+pub const CUDA_COMPILED: bool = cuzk_ffi::CUDA_COMPILED;

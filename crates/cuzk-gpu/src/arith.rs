@@ -1,0 +1,89 @@
+use crate::{Device, GpuError};
+use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use cuzk_ffi::cast::{as_limbs, as_limbs_mut, Limbs};
+use cuzk_ffi::ffi;
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+
+pub use cuzk_ffi::ffi::{CurveOp, FieldOp};
+
+/// A blstrs field type the kernels implement.
+pub trait KernelField: Limbs + ff::Field {
+    /// Its name on the bridge.
+    const FIELD: ffi::Field;
+}
+impl KernelField for Scalar {
+    const FIELD: ffi::Field = ffi::Field::Fr;
+}
+impl KernelField for Fp {
+    const FIELD: ffi::Field = ffi::Field::Fp;
+}
+impl KernelField for Fp2 {
+    const FIELD: ffi::Field = ffi::Field::Fp2;
+}
+
+/// `op(a, b)` computed by the kernels' field code compiled for the host.
+pub fn host_field_op<F: KernelField>(op: FieldOp, a: &F, b: &F) -> Result<F, GpuError> {
+    let mut out = [F::ZERO];
+    ffi::field_op(F::FIELD, op, as_limbs(std::slice::from_ref(a)), as_limbs(std::slice::from_ref(b)), as_limbs_mut(&mut out))?;
+    Ok(out[0])
+}
+
+/// The host copy of the Montgomery constants: (modulus, R, R^2, -p^-1 mod 2^32).
+pub fn host_field_constants<F: KernelField>() -> Result<(Vec<u64>, Vec<u64>, Vec<u64>, u32), GpuError> {
+    let (mut p, mut r, mut r2) = (vec![0; F::LIMBS], vec![0; F::LIMBS], vec![0; F::LIMBS]);
+    let m0 = ffi::field_constants(F::FIELD, &mut p, &mut r, &mut r2)?;
+    Ok((p, r, r2, m0))
+}
+
+/// The primitive 2^log_n-th root of unity the NTT kernels derive.
+pub fn host_root_of_unity(log_n: u32) -> Result<Scalar, GpuError> {
+    let mut out = [Scalar::ZERO];
+    ffi::ntt_root_of_unity(log_n, as_limbs_mut(&mut out))?;
+    Ok(out[0])
+}
+
+/// Element-wise `a[i] * b[i]` on the device, with the kernels' multiplier.
+pub fn device_field_mul<F: KernelField>(device: &Device, a: &[F], b: &[F]) -> Result<Vec<F>, GpuError> {
+    if a.len() != b.len() {
+        return Err(GpuError::InvalidInput(format!("operand lengths differ: {} and {}", a.len(), b.len())));
+    }
+    let mut out = vec![F::ZERO; a.len()];
+    ffi::gpu_field_mul(device.id(), F::FIELD, as_limbs(a), as_limbs(b), as_limbs_mut(&mut out))?;
+    Ok(out)
+}
+
+/// A group whose Jacobian and affine blstrs types the kernels implement.
+pub trait KernelCurve {
+    /// blstrs' Jacobian ("projective") type.
+    type Jacobian: Limbs;
+    /// blstrs' affine type.
+    type Affine: Limbs + PrimeCurveAffine;
+    /// Its name on the bridge.
+    const CURVE: ffi::Curve;
+}
+
+/// Marker for G1 in [`host_curve_op`].
+pub struct G1;
+/// Marker for G2 in [`host_curve_op`].
+pub struct G2;
+
+impl KernelCurve for G1 {
+    type Jacobian = G1Projective;
+    type Affine = G1Affine;
+    const CURVE: ffi::Curve = ffi::Curve::G1;
+}
+impl KernelCurve for G2 {
+    type Jacobian = G2Projective;
+    type Affine = G2Affine;
+    const CURVE: ffi::Curve = ffi::Curve::G2;
+}
+
+/// `op` on Jacobian `p` (and `q`: Jacobian limbs for `Add`, affine limbs for
+/// `AddAffine`, ignored otherwise), through the kernels' XYZZ formulas on
+/// the host; returns the affine result.
+pub fn host_curve_op<C: KernelCurve>(op: CurveOp, p: &C::Jacobian, q: &[u64]) -> Result<C::Affine, GpuError> {
+    let mut out = [C::Affine::identity()];
+    ffi::curve_op(C::CURVE, op, as_limbs(std::slice::from_ref(p)), q, as_limbs_mut(&mut out))?;
+    Ok(out[0])
+}

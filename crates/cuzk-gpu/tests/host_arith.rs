@@ -1,0 +1,152 @@
+//! The kernels' field and curve code, compiled for the host, against blstrs:
+//! random values and edge cases (0, 1, p-1, identity, P+P, P-P, O+P).
+//! proptest prints the failing seed and input.
+
+use blstrs::{Fp, Fp2, G1Projective, G2Projective, Scalar};
+use cuzk_ffi::cast::as_limbs;
+use cuzk_gpu::arith::{
+    host_curve_op, host_field_constants, host_field_op, host_root_of_unity, CurveOp, FieldOp, KernelCurve,
+    KernelField, G1, G2,
+};
+use ff::{Field, PrimeField};
+use group::{Curve, Group};
+use proptest::prelude::*;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+/// 0, 1, -1 (= p-1) and random elements.
+fn element<F: Field>() -> impl Strategy<Value = F> {
+    prop_oneof![
+        1 => Just(F::ZERO),
+        1 => Just(F::ONE),
+        1 => Just(-F::ONE),
+        7 => any::<u64>().prop_map(|s| F::random(rng(s))),
+    ]
+}
+
+fn check_field<F: KernelField + std::fmt::Debug>(a: F, b: F) {
+    let inv = Option::<F>::from(a.invert()).unwrap_or(F::ZERO);
+    for (op, want) in [
+        (FieldOp::Add, a + b),
+        (FieldOp::Sub, a - b),
+        (FieldOp::Mul, a * b),
+        (FieldOp::Sqr, a.square()),
+        (FieldOp::Neg, -a),
+        (FieldOp::Inv, inv),
+    ] {
+        assert_eq!(host_field_op(op, &a, &b).unwrap(), want, "{op:?} of {a:?}, {b:?}");
+    }
+}
+
+/// The canonical value of p - 1 plus one, as little-endian u64 limbs.
+fn modulus_of(p_minus_1_le: &[u8]) -> Vec<u64> {
+    let mut limbs: Vec<u64> =
+        p_minus_1_le.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    limbs[0] += 1; // p - 1 is even, so no carry
+    limbs
+}
+
+fn check_constants<F: KernelField>(p_minus_1_le: &[u8], limbs: usize) {
+    let (p, r, r2, m0) = host_field_constants::<F>().unwrap();
+    assert_eq!(p, modulus_of(p_minus_1_le));
+    assert_eq!(r, as_limbs(&[F::ONE]));
+    // 2^(64 limbs) mod p as a field element is R; its Montgomery form is R^2.
+    let r_elem = (0..64 * limbs).fold(F::ONE, |x, _| x.double());
+    assert_eq!(r2, as_limbs(&[r_elem]));
+    assert_eq!((p[0] as u32).wrapping_mul(m0), u32::MAX, "m0 = -p^-1 mod 2^32");
+}
+
+#[test]
+fn montgomery_constants_match_blstrs() {
+    check_constants::<Scalar>(&(-Scalar::ONE).to_bytes_le(), 4);
+    check_constants::<Fp>(&(-Fp::ONE).to_bytes_le(), 6);
+}
+
+#[test]
+fn root_of_unity_matches_ff() {
+    let mut w = Scalar::ROOT_OF_UNITY;
+    for log_n in (0..=Scalar::S).rev() {
+        assert_eq!(host_root_of_unity(log_n).unwrap(), w, "log_n = {log_n}");
+        w = w.square();
+    }
+    assert!(host_root_of_unity(Scalar::S + 1).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn fr_matches_blstrs(a in element::<Scalar>(), b in element::<Scalar>()) {
+        check_field(a, b);
+    }
+
+    #[test]
+    fn fp_matches_blstrs(a in element::<Fp>(), b in element::<Fp>()) {
+        check_field(a, b);
+    }
+
+    #[test]
+    fn fp2_matches_blstrs(a in element::<Fp2>(), b in element::<Fp2>()) {
+        check_field(a, b);
+    }
+}
+
+/// Identity or a random multiple of the generator, rescaled so that Z != 1.
+fn point<P: Group>() -> impl Strategy<Value = P> {
+    prop_oneof![
+        1 => Just(P::identity()),
+        6 => any::<u64>().prop_map(|s| P::random(rng(s)).double() - P::generator()),
+    ]
+}
+
+fn check_curve<C: KernelCurve>(p: C::Jacobian, q: C::Jacobian)
+where
+    C::Jacobian: Group + Curve<AffineRepr = C::Affine> + std::fmt::Debug,
+    C::Affine: PartialEq + std::fmt::Debug,
+{
+    let q_aff = q.to_affine();
+    // The same point as p with another Z: exercises the P+P branch.
+    let p_again = (p + p) - p;
+    let cases: [(CurveOp, C::Jacobian, Vec<u64>, C::Jacobian); 8] = [
+        (CurveOp::Add, p, as_limbs(&[q]).to_vec(), p + q),
+        (CurveOp::Add, p, as_limbs(&[p_again]).to_vec(), p.double()),
+        (CurveOp::Add, p, as_limbs(&[-p]).to_vec(), C::Jacobian::identity()),
+        (CurveOp::AddAffine, p, as_limbs(&[q_aff]).to_vec(), p + q),
+        (CurveOp::AddAffine, p, as_limbs(&[p.to_affine()]).to_vec(), p.double()),
+        (CurveOp::AddAffine, p, as_limbs(&[(-p).to_affine()]).to_vec(), C::Jacobian::identity()),
+        (CurveOp::Dbl, p, Vec::new(), p.double()),
+        (CurveOp::ToAffine, p, Vec::new(), p),
+    ];
+    for (op, a, b, want) in cases {
+        assert_eq!(host_curve_op::<C>(op, &a, &b).unwrap(), want.to_affine(), "{op:?} of {a:?}");
+    }
+    // O + P with the identity on the left.
+    let o = C::Jacobian::identity();
+    assert_eq!(host_curve_op::<C>(CurveOp::Add, &o, as_limbs(&[q])).unwrap(), q_aff);
+    assert_eq!(host_curve_op::<C>(CurveOp::AddAffine, &o, as_limbs(&[q_aff])).unwrap(), q_aff);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn g1_matches_blstrs(p in point::<G1Projective>(), q in point::<G1Projective>()) {
+        check_curve::<G1>(p, q);
+    }
+
+    #[test]
+    fn g2_matches_blstrs(p in point::<G2Projective>(), q in point::<G2Projective>()) {
+        check_curve::<G2>(p, q);
+    }
+}
+
+#[test]
+fn wrong_lengths_are_invalid_input() {
+    let p = G1Projective::generator();
+    let err = host_curve_op::<G1>(CurveOp::Add, &p, &[0u64; 3]).unwrap_err();
+    assert!(matches!(err, cuzk_gpu::GpuError::InvalidInput(_)), "{err:?}");
+}
