@@ -71,7 +71,10 @@ fn to_bp(e: SynthesisError) -> bp::SynthesisError {
 }
 
 /// Appends the terms of a bellpepper combination to `lc`.
-fn translate<S: PrimeField>(from: &bp::LinearCombination<S>, mut lc: LinearCombination<S>) -> LinearCombination<S> {
+fn translate<S: PrimeField>(
+    from: &bp::LinearCombination<S>,
+    mut lc: LinearCombination<S>,
+) -> LinearCombination<S> {
     for (var, coeff) in from.iter() {
         lc.push(from_bp_var(var), *coeff);
     }
@@ -99,7 +102,11 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> bp::ConstraintSystem<S> for Adapter
         result.map(to_bp_var).map_err(|e| failure.unwrap_or_else(|| to_bp(e)))
     }
 
-    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<bp::Variable, bp::SynthesisError>
+    fn alloc_input<F, A, AR>(
+        &mut self,
+        annotation: A,
+        f: F,
+    ) -> Result<bp::Variable, bp::SynthesisError>
     where
         F: FnOnce() -> Result<S, bp::SynthesisError>,
         A: FnOnce() -> AR,

@@ -82,7 +82,8 @@ pub fn compress(state: &mut [u32; 8], block: &[u32; 16]) {
     for i in 0..64 {
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);
-        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(ROUND_CONSTANTS[i]).wrapping_add(w[i]);
+        let t1 =
+            h.wrapping_add(s1).wrapping_add(ch).wrapping_add(ROUND_CONSTANTS[i]).wrapping_add(w[i]);
         let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
         let maj = (a & b) ^ (a & c) ^ (b & c);
         let t2 = s0.wrapping_add(maj);
@@ -190,7 +191,10 @@ mod tests {
         }
 
         #[test]
-        fn compression_matches_sha2(block in proptest::array::uniform32(any::<u16>()), state in proptest::array::uniform8(any::<u32>())) {
+        fn compression_matches_sha2(
+            block in proptest::array::uniform32(any::<u16>()),
+            state in proptest::array::uniform8(any::<u32>()),
+        ) {
             let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_be_bytes()).collect();
             let block: [u8; 64] = bytes.try_into().unwrap();
             let mut ours = state;

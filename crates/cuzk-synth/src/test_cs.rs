@@ -1,3 +1,4 @@
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use ff::PrimeField;
@@ -179,10 +180,11 @@ impl<S: PrimeField> TestConstraintSystem<S> {
     }
 
     fn name(&mut self, path: String, what: Named) {
-        if self.named.contains_key(&path) {
-            self.naming_errors.push(format!("path named twice: {path}"));
-        } else {
-            self.named.insert(path, what);
+        match self.named.entry(path) {
+            Entry::Occupied(e) => self.naming_errors.push(format!("path named twice: {}", e.key())),
+            Entry::Vacant(e) => {
+                e.insert(what);
+            }
         }
     }
 }
@@ -244,7 +246,11 @@ impl<S: PrimeField> ConstraintSystem<S> for TestConstraintSystem<S> {
     {
         let path = self.path_of(annotation().into());
         self.name(path.clone(), Named::Constraint);
-        let (a, b, c) = (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
+        let (a, b, c) = (
+            a(LinearCombination::zero()),
+            b(LinearCombination::zero()),
+            c(LinearCombination::zero()),
+        );
         self.constraints.push(Recorded { a, b, c, path });
     }
 
@@ -319,7 +325,8 @@ mod tests {
             let x = cs.alloc(|| "x", || Ok(s(0))).unwrap();
             let y = cs.alloc(|| "y", || Ok(s(0))).unwrap();
             let vars = [x, y, TestConstraintSystem::<Scalar>::one()];
-            let terms: Vec<(Variable, Scalar)> = coeffs.iter().map(|&(v, c)| (vars[v], s(c))).collect();
+            let terms: Vec<(Variable, Scalar)> =
+                coeffs.iter().map(|&(v, c)| (vars[v], s(c))).collect();
             cs.enforce(
                 || "k",
                 |mut lc| {

@@ -13,7 +13,7 @@ use cuzk_synth::{ProvingAssignment, TestConstraintSystem};
 /// constant, allocated and negated operands, numbers, 32-bit words with a
 /// packed addition, padded SHA-256, and multipacking.
 macro_rules! mixed_circuit {
-    ($module:ident, $($imports:item)*) => {
+    ($module:ident { $($imports:item)* }) => {
         #[allow(clippy::clone_on_copy)]
         mod $module {
             use blstrs::Scalar;
@@ -23,25 +23,28 @@ macro_rules! mixed_circuit {
 
             pub struct Mixed(pub u64);
 
-            fn operand<CS: ConstraintSystem<Scalar>>(cs: CS, kind: u64, value: bool) -> Result<Boolean, SynthesisError> {
+            type Res<T> = Result<T, SynthesisError>;
+
+            fn operand<CS: ConstraintSystem<Scalar>>(cs: CS, kind: u64, v: bool) -> Res<Boolean> {
                 Ok(match kind {
                     0 => Boolean::constant(false),
                     1 => Boolean::constant(true),
-                    2 => Boolean::from(AllocatedBit::alloc(cs, Some(value))?),
-                    _ => Boolean::from(AllocatedBit::alloc(cs, Some(!value))?).not(),
+                    2 => Boolean::from(AllocatedBit::alloc(cs, Some(v))?),
+                    _ => Boolean::from(AllocatedBit::alloc(cs, Some(!v))?).not(),
                 })
             }
 
             impl Circuit<Scalar> for Mixed {
-                fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+                fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Res<()> {
                     let mut rng = ChaCha20Rng::seed_from_u64(self.0);
                     let mut outputs = Vec::new();
                     for combo in 0..64u64 {
                         let cs = &mut cs.namespace(|| format!("combo {combo}"));
                         let mut bits = Vec::new();
-                        for (j, kind) in [combo % 4, combo / 4 % 4, combo / 16].into_iter().enumerate() {
-                            let value = rng.next_u32() & 1 == 1;
-                            bits.push(operand(cs.namespace(|| format!("operand {j}")), kind, value)?);
+                        let kinds = [combo % 4, combo / 4 % 4, combo / 16];
+                        for (j, kind) in kinds.into_iter().enumerate() {
+                            let ns = cs.namespace(|| format!("operand {j}"));
+                            bits.push(operand(ns, kind, rng.next_u32() & 1 == 1)?);
                         }
                         let (a, b, c) = (&bits[0], &bits[1], &bits[2]);
                         let x = Boolean::xor(cs.namespace(|| "xor"), a, b)?;
@@ -53,25 +56,32 @@ macro_rules! mixed_circuit {
                         outputs.extend([x, y, ch, maj]);
                     }
 
-                    let p = AllocatedNum::alloc(cs.namespace(|| "p"), || Ok(Scalar::from(rng.next_u64())))?;
-                    let q = AllocatedNum::alloc(cs.namespace(|| "q"), || Ok(Scalar::from(rng.next_u64())))?;
+                    let (pv, qv) = (Scalar::from(rng.next_u64()), Scalar::from(rng.next_u64()));
+                    let p = AllocatedNum::alloc(cs.namespace(|| "p"), || Ok(pv))?;
+                    let q = AllocatedNum::alloc(cs.namespace(|| "q"), || Ok(qv))?;
                     let pq = p.mul(cs.namespace(|| "p*q"), &q)?;
                     pq.square(cs.namespace(|| "(pq)^2"))?.inputize(cs.namespace(|| "expose"))?;
 
-                    let words: Vec<UInt32> = (0..3)
-                        .map(|i| UInt32::alloc(cs.namespace(|| format!("word {i}")), Some(rng.next_u32())))
-                        .collect::<Result<_, _>>()?;
-                    let mixed = words[0].rotr(7).xor(cs.namespace(|| "word xor"), &words[1].shr(3))?;
+                    let mut words = Vec::new();
+                    for i in 0..3 {
+                        let ns = cs.namespace(|| format!("word {i}"));
+                        words.push(UInt32::alloc(ns, Some(rng.next_u32()))?);
+                    }
+                    let shifted = words[1].shr(3);
+                    let mixed = words[0].rotr(7).xor(cs.namespace(|| "word xor"), &shifted)?;
                     let sum = {
                         let mut meq = MultiEq::new(cs.namespace(|| "multieq"));
-                        let s = UInt32::addmany(meq.namespace(|| "sum"), &[mixed, words[2].clone(), UInt32::constant(5)])?;
+                        let terms = [mixed, words[2].clone(), UInt32::constant(5)];
+                        let s = UInt32::addmany(meq.namespace(|| "sum"), &terms)?;
                         UInt32::addmany(meq.namespace(|| "sum again"), &[s, words[0].clone()])?
                     };
                     outputs.extend(sum.into_bits_be());
 
-                    let message: Vec<Boolean> = (0..40 * 8)
-                        .map(|i| Ok(Boolean::from(AllocatedBit::alloc(cs.namespace(|| format!("message bit {i}")), Some(rng.next_u32() & 1 == 1))?)))
-                        .collect::<Result<_, SynthesisError>>()?;
+                    let mut message = Vec::new();
+                    for i in 0..40 * 8 {
+                        let ns = cs.namespace(|| format!("message bit {i}"));
+                        message.push(operand(ns, 2, rng.next_u32() & 1 == 1)?);
+                    }
                     outputs.extend(sha256(cs.namespace(|| "sha256"), &message)?);
 
                     multipack::pack_into_inputs(cs.namespace(|| "pack"), &outputs)
@@ -81,19 +91,22 @@ macro_rules! mixed_circuit {
     };
 }
 
-mixed_circuit!(
-    ours,
-    use cuzk_synth::gadgets::{multipack, sha256::sha256, AllocatedBit, AllocatedNum, Boolean, MultiEq, UInt32};
-    use cuzk_synth::{Circuit, ConstraintSystem, SynthesisError};
-);
+mixed_circuit! {
+    ours {
+        use cuzk_synth::gadgets::{multipack, sha256::sha256, AllocatedNum, MultiEq, UInt32};
+        use cuzk_synth::gadgets::{AllocatedBit, Boolean};
+        use cuzk_synth::{Circuit, ConstraintSystem, SynthesisError};
+    }
+}
 
-mixed_circuit!(
-    theirs,
-    use bellpepper_core::boolean::{AllocatedBit, Boolean};
-    use bellpepper_core::num::AllocatedNum;
-    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
-    use bellperson::gadgets::{multieq::MultiEq, multipack, sha256::sha256, uint32::UInt32};
-);
+mixed_circuit! {
+    theirs {
+        use bellpepper_core::boolean::{AllocatedBit, Boolean};
+        use bellpepper_core::num::AllocatedNum;
+        use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+        use bellperson::gadgets::{multieq::MultiEq, multipack, sha256::sha256, uint32::UInt32};
+    }
+}
 
 /// Names the first field and index where two assignments differ.
 fn assert_same_assignment(x: &ProvingAssignment<Scalar>, y: &ProvingAssignment<Scalar>) {
@@ -106,7 +119,12 @@ fn assert_same_assignment(x: &ProvingAssignment<Scalar>, y: &ProvingAssignment<S
     ];
     for (name, u, v) in vectors {
         let first = u.iter().zip(v.iter()).position(|(p, q)| p != q);
-        assert!(first.is_none() && u.len() == v.len(), "{name} differs at {first:?} (lengths {} and {})", u.len(), v.len());
+        assert!(
+            first.is_none() && u.len() == v.len(),
+            "{name} differs at {first:?} (lengths {} and {})",
+            u.len(),
+            v.len()
+        );
     }
     let densities = [
         ("a_aux", &x.a_aux_density, &y.a_aux_density),
@@ -169,7 +187,9 @@ impl bellpepper_core::Circuit<Scalar> for BellpersonChain {
             multipack::bytes_to_bits(bytes)
                 .into_iter()
                 .enumerate()
-                .map(|(i, b)| Ok(AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(b))?.into()))
+                .map(|(i, b)| {
+                    Ok(AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(b))?.into())
+                })
                 .collect()
         }
 
@@ -178,7 +198,8 @@ impl bellpepper_core::Circuit<Scalar> for BellpersonChain {
         for (k, sibling) in self.0.siblings().iter().enumerate() {
             let mut block = digest;
             block.extend(alloc(cs.namespace(|| format!("sibling {}", k + 1)), sibling)?);
-            digest = sha256_block_no_padding(cs.namespace(|| format!("compression {}", k + 1)), &block)?;
+            digest =
+                sha256_block_no_padding(cs.namespace(|| format!("compression {}", k + 1)), &block)?;
         }
         multipack::pack_into_inputs(cs.namespace(|| "digest"), &digest)
     }
@@ -199,7 +220,9 @@ fn circuit_errors_come_back_through_the_adapter() {
             cs: &mut CS,
         ) -> Result<(), bellpepper_core::SynthesisError> {
             // The circuit sees its own error, even one our enum lacks.
-            let err = cs.alloc(|| "x", || Err(bellpepper_core::SynthesisError::MalformedSrs)).unwrap_err();
+            let err = cs
+                .alloc(|| "x", || Err(bellpepper_core::SynthesisError::MalformedSrs))
+                .unwrap_err();
             assert!(matches!(err, bellpepper_core::SynthesisError::MalformedSrs));
             Err(err)
         }

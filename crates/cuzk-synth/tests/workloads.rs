@@ -106,5 +106,8 @@ fn workloads_parse_build_and_report_inputs() {
         assert_ne!(w.public_inputs::<Scalar>(2, 5).unwrap(), inputs);
     }
     assert!(matches!("sha512".parse::<Workload>(), Err(SynthesisError::InvalidWorkload(_))));
-    assert!(matches!(Workload::MulChain.circuit::<Scalar>(0, 1), Err(SynthesisError::InvalidWorkload(_))));
+    assert!(matches!(
+        Workload::MulChain.circuit::<Scalar>(0, 1),
+        Err(SynthesisError::InvalidWorkload(_))
+    ));
 }

@@ -40,12 +40,7 @@ impl AllocatedBit {
         CS: ConstraintSystem<S>,
     {
         let var = cs.alloc(|| "boolean", || bit_scalar(value))?;
-        cs.enforce(
-            || "boolean constraint",
-            |lc| lc + CS::one() - var,
-            |lc| lc + var,
-            |lc| lc,
-        );
+        cs.enforce(|| "boolean constraint", |lc| lc + CS::one() - var, |lc| lc + var, |lc| lc);
         Ok(AllocatedBit { variable: var, value })
     }
 

@@ -113,7 +113,12 @@ impl Boolean {
                 Ok(())
             }
             (Boolean::Constant(false), x) | (x, Boolean::Constant(false)) => {
-                cs.enforce(|| "enforce equal to zero", |lc| lc, |lc| lc, |lc| x.add_to_lc(one, S::ONE, lc));
+                cs.enforce(
+                    || "enforce equal to zero",
+                    |lc| lc,
+                    |lc| lc,
+                    |lc| x.add_to_lc(one, S::ONE, lc),
+                );
                 Ok(())
             }
             (x, y) => {
@@ -155,7 +160,9 @@ impl Boolean {
         CS: ConstraintSystem<S>,
     {
         Ok(match (*a, *b) {
-            (Boolean::Constant(false), _) | (_, Boolean::Constant(false)) => Boolean::Constant(false),
+            (Boolean::Constant(false), _) | (_, Boolean::Constant(false)) => {
+                Boolean::Constant(false)
+            }
             (Boolean::Constant(true), x) | (x, Boolean::Constant(true)) => x,
             (Boolean::Is(x), Boolean::Not(y)) | (Boolean::Not(y), Boolean::Is(x)) => {
                 Boolean::Is(AllocatedBit::and_not(cs, &x, &y)?)
@@ -167,7 +174,12 @@ impl Boolean {
 
     /// SHA-256's choice `(a AND b) XOR (NOT a AND c)`: one constraint,
     /// `(b − c) · a = ch − c`, or a cheaper form when an operand is constant.
-    pub fn sha256_ch<S, CS>(mut cs: CS, a: &Self, b: &Self, c: &Self) -> Result<Self, SynthesisError>
+    pub fn sha256_ch<S, CS>(
+        mut cs: CS,
+        a: &Self,
+        b: &Self,
+        c: &Self,
+    ) -> Result<Self, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
@@ -186,7 +198,9 @@ impl Boolean {
             // (a AND b) XOR NOT a = NOT (a AND NOT b)
             (a, b, Boolean::Constant(true)) => return Ok(Boolean::and(cs, &a, &b.not())?.not()),
             // a XOR (NOT a AND c) = NOT (NOT a AND NOT c)
-            (a, Boolean::Constant(true), c) => return Ok(Boolean::and(cs, &a.not(), &c.not())?.not()),
+            (a, Boolean::Constant(true), c) => {
+                return Ok(Boolean::and(cs, &a.not(), &c.not())?.not())
+            }
             // a = 1 leaves b, which the general constraint below handles.
             _ => {}
         }
@@ -204,7 +218,12 @@ impl Boolean {
     /// SHA-256's majority `(a AND b) XOR (a AND c) XOR (b AND c)`: two
     /// constraints, `b · c = bc` and `(2bc − b − c) · a = bc − maj`, or a
     /// single AND when an operand is constant.
-    pub fn sha256_maj<S, CS>(mut cs: CS, a: &Self, b: &Self, c: &Self) -> Result<Self, SynthesisError>
+    pub fn sha256_maj<S, CS>(
+        mut cs: CS,
+        a: &Self,
+        b: &Self,
+        c: &Self,
+    ) -> Result<Self, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
@@ -221,9 +240,15 @@ impl Boolean {
             (a, Boolean::Constant(false), c) => return Boolean::and(cs, &a, &c),
             (a, b, Boolean::Constant(false)) => return Boolean::and(cs, &a, &b),
             // With one operand true, maj is the OR of the other two.
-            (a, b, Boolean::Constant(true)) => return Ok(Boolean::and(cs, &a.not(), &b.not())?.not()),
-            (a, Boolean::Constant(true), c) => return Ok(Boolean::and(cs, &a.not(), &c.not())?.not()),
-            (Boolean::Constant(true), b, c) => return Ok(Boolean::and(cs, &b.not(), &c.not())?.not()),
+            (a, b, Boolean::Constant(true)) => {
+                return Ok(Boolean::and(cs, &a.not(), &b.not())?.not())
+            }
+            (a, Boolean::Constant(true), c) => {
+                return Ok(Boolean::and(cs, &a.not(), &c.not())?.not())
+            }
+            (Boolean::Constant(true), b, c) => {
+                return Ok(Boolean::and(cs, &b.not(), &c.not())?.not())
+            }
             _ => {}
         }
         let maj = AllocatedBit::alloc_unconstrained(&mut cs, "maj", value)?;

@@ -37,7 +37,13 @@ pub struct Slot<'a, S: PrimeField> {
 impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
     /// Starts packing equalities over `cs`.
     pub fn new(cs: CS) -> Self {
-        MultiEq { cs, ops: 0, bits_used: 0, lhs: LinearCombination::zero(), rhs: LinearCombination::zero() }
+        MultiEq {
+            cs,
+            ops: 0,
+            bits_used: 0,
+            lhs: LinearCombination::zero(),
+            rhs: LinearCombination::zero(),
+        }
     }
 
     fn accumulate(&mut self) {
@@ -70,7 +76,12 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
     }
 
     /// Adds the equality `lhs = rhs` of two `num_bits`-bit quantities.
-    pub fn enforce_equal(&mut self, num_bits: usize, lhs: &LinearCombination<S>, rhs: &LinearCombination<S>) {
+    pub fn enforce_equal(
+        &mut self,
+        num_bits: usize,
+        lhs: &LinearCombination<S>,
+        rhs: &LinearCombination<S>,
+    ) {
         let slot = self.slot(num_bits);
         slot.lhs.push_scaled(slot.base, lhs);
         slot.rhs.push_scaled(slot.base, rhs);

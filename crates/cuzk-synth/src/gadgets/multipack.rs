@@ -15,7 +15,10 @@ where
     for (i, chunk) in bits.chunks(S::CAPACITY as usize).enumerate() {
         let known = chunk.iter().all(|b| b.get_value().is_some());
         let value = known.then(|| pack::<S>(chunk.iter().map(|b| b.get_value() == Some(true))));
-        let input = cs.alloc_input(|| format!("input {i}"), || value.ok_or(SynthesisError::AssignmentMissing))?;
+        let input = cs.alloc_input(
+            || format!("input {i}"),
+            || value.ok_or(SynthesisError::AssignmentMissing),
+        )?;
         cs.enforce(
             || format!("packing constraint {i}"),
             |lc| pack_lc(one, chunk, lc),
@@ -27,7 +30,11 @@ where
 }
 
 /// Appends `Σ 2^i·bits[i]` to `lc`.
-fn pack_lc<S: PrimeField>(one: crate::Variable, bits: &[Boolean], mut lc: LinearCombination<S>) -> LinearCombination<S> {
+fn pack_lc<S: PrimeField>(
+    one: crate::Variable,
+    bits: &[Boolean],
+    mut lc: LinearCombination<S>,
+) -> LinearCombination<S> {
     let mut coeff = S::ONE;
     for bit in bits {
         lc = bit.add_to_lc(one, coeff, lc);

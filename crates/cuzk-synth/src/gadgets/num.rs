@@ -58,7 +58,10 @@ impl<S: PrimeField> AllocatedNum<S> {
 
     /// Copies the number into a new public input: `input · 1 = self`.
     pub fn inputize<CS: ConstraintSystem<S>>(&self, mut cs: CS) -> Result<(), SynthesisError> {
-        let input = cs.alloc_input(|| "input variable", || self.value.ok_or(SynthesisError::AssignmentMissing))?;
+        let input = cs.alloc_input(
+            || "input variable",
+            || self.value.ok_or(SynthesisError::AssignmentMissing),
+        )?;
         cs.enforce(
             || "enforce input is correct",
             |lc| lc + input,
@@ -69,9 +72,14 @@ impl<S: PrimeField> AllocatedNum<S> {
     }
 
     /// `self · other`, one constraint.
-    pub fn mul<CS: ConstraintSystem<S>>(&self, mut cs: CS, other: &Self) -> Result<Self, SynthesisError> {
+    pub fn mul<CS: ConstraintSystem<S>>(
+        &self,
+        mut cs: CS,
+        other: &Self,
+    ) -> Result<Self, SynthesisError> {
         let value = self.value.zip(other.value).map(|(a, b)| a * b);
-        let variable = cs.alloc(|| "product num", || value.ok_or(SynthesisError::AssignmentMissing))?;
+        let variable =
+            cs.alloc(|| "product num", || value.ok_or(SynthesisError::AssignmentMissing))?;
         cs.enforce(
             || "multiplication constraint",
             |lc| lc + self.variable,
@@ -84,7 +92,8 @@ impl<S: PrimeField> AllocatedNum<S> {
     /// `self²`, one constraint.
     pub fn square<CS: ConstraintSystem<S>>(&self, mut cs: CS) -> Result<Self, SynthesisError> {
         let value = self.value.map(|a| a.square());
-        let variable = cs.alloc(|| "squared num", || value.ok_or(SynthesisError::AssignmentMissing))?;
+        let variable =
+            cs.alloc(|| "squared num", || value.ok_or(SynthesisError::AssignmentMissing))?;
         cs.enforce(
             || "squaring constraint",
             |lc| lc + self.variable,

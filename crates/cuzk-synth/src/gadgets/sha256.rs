@@ -14,7 +14,10 @@ pub fn sha256_iv() -> [UInt32; 8] {
 /// Compresses one 512-bit block (bits most significant first, as the
 /// standard reads them) from the initial state, without padding; returns the
 /// 256 digest bits in the same order.
-pub fn sha256_block_no_padding<S, CS>(mut cs: CS, input: &[Boolean]) -> Result<Vec<Boolean>, SynthesisError>
+pub fn sha256_block_no_padding<S, CS>(
+    mut cs: CS,
+    input: &[Boolean],
+) -> Result<Vec<Boolean>, SynthesisError>
 where
     S: PrimeField,
     CS: ConstraintSystem<S>,
@@ -47,39 +50,38 @@ where
     Ok(state.into_iter().flat_map(UInt32::into_bits_be).collect())
 }
 
-/// Summands of an addition that has been put off so that it can absorb the
-/// next one: SHA-256's `a` and `e` are each only ever used after one more
-/// addition, and one wide `addmany` costs less than two narrow ones.
+/// A word kept as the summands of an addition not yet performed: SHA-256's
+/// `a` and `e` are each only ever used after one more addition, and one
+/// wide `addmany` costs less than two narrow ones. One summand is the word
+/// itself.
 #[derive(Clone, Copy)]
-enum Word {
-    Concrete(UInt32),
-    Deferred { terms: [UInt32; 8], len: usize },
+struct Sum {
+    terms: [UInt32; 8],
+    len: usize,
 }
 
-impl Word {
-    fn deferred(first: &[UInt32], rest: &[UInt32]) -> Self {
+impl Sum {
+    fn of(first: &[UInt32], rest: &[UInt32]) -> Self {
         let mut terms = [UInt32::constant(0); 8];
         terms[..first.len()].copy_from_slice(first);
         terms[first.len()..first.len() + rest.len()].copy_from_slice(rest);
-        Word::Deferred { terms, len: first.len() + rest.len() }
+        Sum { terms, len: first.len() + rest.len() }
     }
 
-    /// The word plus `extra`, computed with one `addmany` if deferred.
-    fn compute<S, CS, M>(self, cs: M, extra: Option<UInt32>) -> Result<UInt32, SynthesisError>
+    /// The sum plus `extra`, with one `addmany` unless it is a single word.
+    fn compute<S, CS, M>(mut self, cs: M, extra: Option<UInt32>) -> Result<UInt32, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
         M: ConstraintSystem<S, Root = MultiEq<S, CS>>,
     {
-        match self {
-            Word::Concrete(v) => Ok(v),
-            Word::Deferred { mut terms, mut len } => {
-                if let Some(e) = extra {
-                    terms[len] = e;
-                    len += 1;
-                }
-                UInt32::addmany(cs, &terms[..len])
-            }
+        if let Some(e) = extra {
+            self.terms[self.len] = e;
+            self.len += 1;
+        }
+        match self.len {
+            1 => Ok(self.terms[0]),
+            n => UInt32::addmany(cs, &self.terms[..n]),
         }
     }
 }
@@ -114,11 +116,14 @@ where
         let s0 = s0.xor(cs.namespace(|| "second xor for s0"), &w[i - 15].shr(3))?;
         let s1 = w[i - 2].rotr(17).xor(cs.namespace(|| "first xor for s1"), &w[i - 2].rotr(19))?;
         let s1 = s1.xor(cs.namespace(|| "second xor for s1"), &w[i - 2].shr(10))?;
-        w[i] = UInt32::addmany(cs.namespace(|| "computation of w[i]"), &[w[i - 16], s0, w[i - 7], s1])?;
+        w[i] = UInt32::addmany(
+            cs.namespace(|| "computation of w[i]"),
+            &[w[i - 16], s0, w[i - 7], s1],
+        )?;
     }
 
-    let (mut a, mut b, mut c, mut d) = (Word::Concrete(state[0]), state[1], state[2], state[3]);
-    let (mut e, mut f, mut g, mut h) = (Word::Concrete(state[4]), state[5], state[6], state[7]);
+    let (mut a, mut b, mut c, mut d) = (Sum::of(&state[..1], &[]), state[1], state[2], state[3]);
+    let (mut e, mut f, mut g, mut h) = (Sum::of(&state[4..5], &[]), state[5], state[6], state[7]);
 
     for i in 0..64 {
         let cs = &mut cs.namespace(|| format!("compression round {i}"));
@@ -137,11 +142,11 @@ where
         h = g;
         g = f;
         f = new_e;
-        e = Word::deferred(&temp1, &[d]);
+        e = Sum::of(&temp1, &[d]);
         d = c;
         c = b;
         b = new_a;
-        a = Word::deferred(&temp1, &[s0, maj]);
+        a = Sum::of(&temp1, &[s0, maj]);
     }
 
     let h0 = a.compute(cs.namespace(|| "deferred h0 computation"), Some(state[0]))?;

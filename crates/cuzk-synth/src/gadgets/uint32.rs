@@ -26,7 +26,10 @@ fn value_of(bits: impl Iterator<Item = Boolean>) -> Option<u32> {
 impl UInt32 {
     /// A constant; costs nothing.
     pub fn constant(value: u32) -> Self {
-        UInt32 { bits: std::array::from_fn(|i| Boolean::Constant((value >> i) & 1 == 1)), value: Some(value) }
+        UInt32 {
+            bits: std::array::from_fn(|i| Boolean::Constant((value >> i) & 1 == 1)),
+            value: Some(value),
+        }
     }
 
     /// Allocates 32 constrained bits (32 constraints).
@@ -89,7 +92,9 @@ impl UInt32 {
     pub fn shr(&self, by: usize) -> Self {
         let by = by % 32;
         UInt32 {
-            bits: std::array::from_fn(|i| self.bits.get(i + by).copied().unwrap_or(Boolean::Constant(false))),
+            bits: std::array::from_fn(|i| {
+                self.bits.get(i + by).copied().unwrap_or(Boolean::Constant(false))
+            }),
             value: self.value.map(|v| v >> by),
         }
     }
@@ -102,21 +107,35 @@ impl UInt32 {
     {
         let mut bits = [Boolean::Constant(false); 32];
         for (i, bit) in bits.iter_mut().enumerate() {
-            *bit = Boolean::xor(cs.namespace(|| format!("xor of bit {i}")), &self.bits[i], &other.bits[i])?;
+            *bit = Boolean::xor(
+                cs.namespace(|| format!("xor of bit {i}")),
+                &self.bits[i],
+                &other.bits[i],
+            )?;
         }
         let value = self.value.zip(other.value).map(|(a, b)| a ^ b);
         Ok(UInt32 { bits, value })
     }
 
     /// SHA-256's bitwise `ch`; see [`Boolean::sha256_ch`].
-    pub fn sha256_ch<S, CS>(mut cs: CS, a: &Self, b: &Self, c: &Self) -> Result<Self, SynthesisError>
+    pub fn sha256_ch<S, CS>(
+        mut cs: CS,
+        a: &Self,
+        b: &Self,
+        c: &Self,
+    ) -> Result<Self, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
     {
         let mut bits = [Boolean::Constant(false); 32];
         for (i, bit) in bits.iter_mut().enumerate() {
-            *bit = Boolean::sha256_ch(cs.namespace(|| format!("ch {i}")), &a.bits[i], &b.bits[i], &c.bits[i])?;
+            *bit = Boolean::sha256_ch(
+                cs.namespace(|| format!("ch {i}")),
+                &a.bits[i],
+                &b.bits[i],
+                &c.bits[i],
+            )?;
         }
         let value = match (a.value, b.value, c.value) {
             (Some(a), Some(b), Some(c)) => Some((a & b) ^ (!a & c)),
@@ -126,14 +145,24 @@ impl UInt32 {
     }
 
     /// SHA-256's bitwise `maj`; see [`Boolean::sha256_maj`].
-    pub fn sha256_maj<S, CS>(mut cs: CS, a: &Self, b: &Self, c: &Self) -> Result<Self, SynthesisError>
+    pub fn sha256_maj<S, CS>(
+        mut cs: CS,
+        a: &Self,
+        b: &Self,
+        c: &Self,
+    ) -> Result<Self, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
     {
         let mut bits = [Boolean::Constant(false); 32];
         for (i, bit) in bits.iter_mut().enumerate() {
-            *bit = Boolean::sha256_maj(cs.namespace(|| format!("maj {i}")), &a.bits[i], &b.bits[i], &c.bits[i])?;
+            *bit = Boolean::sha256_maj(
+                cs.namespace(|| format!("maj {i}")),
+                &a.bits[i],
+                &b.bits[i],
+                &c.bits[i],
+            )?;
         }
         let value = match (a.value, b.value, c.value) {
             (Some(a), Some(b), Some(c)) => Some((a & b) ^ (a & c) ^ (b & c)),
@@ -159,7 +188,9 @@ impl UInt32 {
 
         let sum = operands.iter().try_fold(0u64, |acc, op| Some(acc + u64::from(op.value?)));
         let modular = sum.map(|v| v as u32);
-        if let (Some(v), true) = (modular, operands.iter().all(|op| op.bits.iter().all(Boolean::is_constant))) {
+        if let (Some(v), true) =
+            (modular, operands.iter().all(|op| op.bits.iter().all(Boolean::is_constant)))
+        {
             return Ok(UInt32::constant(v));
         }
 
@@ -168,7 +199,10 @@ impl UInt32 {
         let mut result = [Variable(crate::Index::Input(0)); MAX_SUM_BITS];
         let mut low_bits = [Boolean::Constant(false); 32];
         for (i, var) in result.iter_mut().enumerate().take(num_bits) {
-            let bit = AllocatedBit::alloc(cs.namespace(|| format!("result bit {i}")), sum.map(|v| (v >> i) & 1 == 1))?;
+            let bit = AllocatedBit::alloc(
+                cs.namespace(|| format!("result bit {i}")),
+                sum.map(|v| (v >> i) & 1 == 1),
+            )?;
             *var = bit.get_variable();
             if i < 32 {
                 low_bits[i] = bit.into();

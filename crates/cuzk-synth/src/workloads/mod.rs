@@ -39,9 +39,15 @@ impl Workload {
     }
 
     /// The circuit of this workload at `size`, its witness drawn from `seed`.
-    pub fn circuit<S: PrimeField>(self, size: usize, seed: u64) -> Result<WorkloadCircuit<S>, SynthesisError> {
+    pub fn circuit<S: PrimeField>(
+        self,
+        size: usize,
+        seed: u64,
+    ) -> Result<WorkloadCircuit<S>, SynthesisError> {
         if size == 0 {
-            return Err(SynthesisError::InvalidWorkload(format!("{self} needs a size of at least 1")));
+            return Err(SynthesisError::InvalidWorkload(format!(
+                "{self} needs a size of at least 1"
+            )));
         }
         Ok(match self {
             Workload::Sha256 => WorkloadCircuit::Sha256(Sha256Chain::new(size, seed)),
@@ -60,7 +66,11 @@ impl Workload {
 
     /// The public inputs (after the constant one) of `circuit(size, seed)`,
     /// computed without synthesis.
-    pub fn public_inputs<S: PrimeField>(self, size: usize, seed: u64) -> Result<Vec<S>, SynthesisError> {
+    pub fn public_inputs<S: PrimeField>(
+        self,
+        size: usize,
+        seed: u64,
+    ) -> Result<Vec<S>, SynthesisError> {
         Ok(self.circuit::<S>(size, seed)?.public_inputs())
     }
 }
@@ -75,10 +85,11 @@ impl FromStr for Workload {
     type Err = SynthesisError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Workload::ALL
-            .into_iter()
-            .find(|w| w.name() == s)
-            .ok_or_else(|| SynthesisError::InvalidWorkload(format!("unknown workload {s:?} (expected sha256 or mul-chain)")))
+        Workload::ALL.into_iter().find(|w| w.name() == s).ok_or_else(|| {
+            SynthesisError::InvalidWorkload(format!(
+                "unknown workload {s:?} (expected sha256 or mul-chain)"
+            ))
+        })
     }
 }
 

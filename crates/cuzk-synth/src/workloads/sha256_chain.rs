@@ -102,7 +102,11 @@ impl Sha256Chain {
 }
 
 /// Allocates the bits of `bytes` (most significant first) into `out`.
-fn alloc_bytes<S, CS>(mut cs: CS, bytes: &[u8], out: &mut Vec<Boolean>) -> Result<(), SynthesisError>
+fn alloc_bytes<S, CS>(
+    mut cs: CS,
+    bytes: &[u8],
+    out: &mut Vec<Boolean>,
+) -> Result<(), SynthesisError>
 where
     S: PrimeField,
     CS: ConstraintSystem<S>,
@@ -123,7 +127,11 @@ impl<S: PrimeField> Circuit<S> for Sha256Chain {
             block.clear();
             block.extend(state.into_iter().flat_map(|w| w.into_bits_be()));
             alloc_bytes(cs.namespace(|| format!("sibling {}", k + 1)), sibling, &mut block)?;
-            state = sha256_compression_function(cs.namespace(|| format!("compression {}", k + 1)), &block, &iv)?;
+            state = sha256_compression_function(
+                cs.namespace(|| format!("compression {}", k + 1)),
+                &block,
+                &iv,
+            )?;
         }
         let digest: Vec<Boolean> = state.into_iter().flat_map(|w| w.into_bits_be()).collect();
         pack_into_inputs(cs.namespace(|| "digest"), &digest)

@@ -5,14 +5,25 @@ use cuzk_synth::{ConstraintSystem, SynthesisError};
 use crate::{boolean_of_kind, flip_and_find_broken, Cs};
 
 type Gate = fn(&mut Cs, &Boolean, &Boolean, &Boolean) -> Result<Boolean, SynthesisError>;
+type Native = fn(bool, bool, bool) -> bool;
 
 /// Every gate, its native meaning, and its constraint cost when no operand is constant.
-fn gates() -> [(&'static str, Gate, fn(bool, bool, bool) -> bool, usize); 4] {
+fn gates() -> [(&'static str, Gate, Native, usize); 4] {
     [
         ("xor", |cs, a, b, _| Boolean::xor(cs.namespace(|| "gate"), a, b), |a, b, _| a ^ b, 1),
         ("and", |cs, a, b, _| Boolean::and(cs.namespace(|| "gate"), a, b), |a, b, _| a & b, 1),
-        ("ch", |cs, a, b, c| Boolean::sha256_ch(cs.namespace(|| "gate"), a, b, c), |a, b, c| (a & b) ^ (!a & c), 1),
-        ("maj", |cs, a, b, c| Boolean::sha256_maj(cs.namespace(|| "gate"), a, b, c), |a, b, c| (a & b) ^ (a & c) ^ (b & c), 2),
+        (
+            "ch",
+            |cs, a, b, c| Boolean::sha256_ch(cs.namespace(|| "gate"), a, b, c),
+            |a, b, c| (a & b) ^ (!a & c),
+            1,
+        ),
+        (
+            "maj",
+            |cs, a, b, c| Boolean::sha256_maj(cs.namespace(|| "gate"), a, b, c),
+            |a, b, c| (a & b) ^ (a & c) ^ (b & c),
+            2,
+        ),
     ]
 }
 
@@ -38,12 +49,18 @@ fn gates_compute_their_truth_tables_for_every_operand_kind() {
                 if no_constants {
                     assert_eq!(cost, full_cost, "{ctx}");
                 } else {
-                    assert!(cost <= 1, "{ctx}: a constant operand must save constraints, cost {cost}");
+                    assert!(
+                        cost <= 1,
+                        "{ctx}: a constant operand must save constraints, cost {cost}"
+                    );
                 }
                 // A fresh output variable must be pinned by the gate's constraints.
                 if let (Boolean::Is(bit) | Boolean::Not(bit), true) = (out, cost > 0) {
                     let path = cs.path(bit.get_variable()).unwrap().to_string();
-                    assert!(flip_and_find_broken(&mut cs, &path).unwrap().starts_with("gate/"), "{ctx}");
+                    assert!(
+                        flip_and_find_broken(&mut cs, &path).unwrap().starts_with("gate/"),
+                        "{ctx}"
+                    );
                 }
             }
         }
@@ -53,11 +70,28 @@ fn gates_compute_their_truth_tables_for_every_operand_kind() {
 #[test]
 fn allocated_bit_gates_are_each_one_constraint() {
     type BitGate = fn(&mut Cs, &AllocatedBit, &AllocatedBit) -> AllocatedBit;
-    let cases: [(BitGate, fn(bool, bool) -> bool, &str); 4] = [
-        (|cs, a, b| AllocatedBit::xor(cs.namespace(|| "g"), a, b).unwrap(), |a, b| a ^ b, "g/xor constraint"),
-        (|cs, a, b| AllocatedBit::and(cs.namespace(|| "g"), a, b).unwrap(), |a, b| a & b, "g/and constraint"),
-        (|cs, a, b| AllocatedBit::and_not(cs.namespace(|| "g"), a, b).unwrap(), |a, b| a & !b, "g/and not constraint"),
-        (|cs, a, b| AllocatedBit::nor(cs.namespace(|| "g"), a, b).unwrap(), |a, b| !a & !b, "g/nor constraint"),
+    type Native = fn(bool, bool) -> bool;
+    let cases: [(BitGate, Native, &str); 4] = [
+        (
+            |cs, a, b| AllocatedBit::xor(cs.namespace(|| "g"), a, b).unwrap(),
+            |a, b| a ^ b,
+            "g/xor constraint",
+        ),
+        (
+            |cs, a, b| AllocatedBit::and(cs.namespace(|| "g"), a, b).unwrap(),
+            |a, b| a & b,
+            "g/and constraint",
+        ),
+        (
+            |cs, a, b| AllocatedBit::and_not(cs.namespace(|| "g"), a, b).unwrap(),
+            |a, b| a & !b,
+            "g/and not constraint",
+        ),
+        (
+            |cs, a, b| AllocatedBit::nor(cs.namespace(|| "g"), a, b).unwrap(),
+            |a, b| !a & !b,
+            "g/nor constraint",
+        ),
     ];
     for (gate, native, constraint) in cases {
         for (va, vb) in [(false, false), (false, true), (true, false), (true, true)] {
@@ -109,5 +143,8 @@ fn lc_helpers_append_instead_of_replacing() {
     assert_eq!(lc.len(), 5);
     // 1 + 3·(1 − x) − 3·(1 − x) = 1 for any x.
     assert_eq!(lc.eval(&[Scalar::from(1)], &[Scalar::from(1)]), Scalar::from(1));
-    assert_eq!(bit.lc(one, Scalar::from(2)).eval(&[Scalar::from(1)], &[Scalar::from(0)]), Scalar::from(2));
+    assert_eq!(
+        bit.lc(one, Scalar::from(2)).eval(&[Scalar::from(1)], &[Scalar::from(0)]),
+        Scalar::from(2)
+    );
 }

@@ -1,5 +1,7 @@
 use blstrs::Scalar;
-use cuzk_synth::gadgets::multipack::{bytes_to_bits, bytes_to_bits_le, compute_multipacking, pack_into_inputs};
+use cuzk_synth::gadgets::multipack::{
+    bytes_to_bits, bytes_to_bits_le, compute_multipacking, pack_into_inputs,
+};
 use cuzk_synth::gadgets::{AllocatedBit, Boolean};
 use cuzk_synth::ConstraintSystem;
 use ff::PrimeField;
@@ -9,8 +11,20 @@ use crate::Cs;
 
 #[test]
 fn byte_bit_orders() {
-    assert_eq!(bytes_to_bits(&[0b1000_0001, 0x02]), [true, false, false, false, false, false, false, true, false, false, false, false, false, false, true, false]);
-    assert_eq!(bytes_to_bits_le(&[0b1000_0001, 0x02]), [true, false, false, false, false, false, false, true, false, true, false, false, false, false, false, false]);
+    assert_eq!(
+        bytes_to_bits(&[0b1000_0001, 0x02]),
+        [
+            true, false, false, false, false, false, false, true, false, false, false, false,
+            false, false, true, false
+        ]
+    );
+    assert_eq!(
+        bytes_to_bits_le(&[0b1000_0001, 0x02]),
+        [
+            true, false, false, false, false, false, false, true, false, true, false, false, false,
+            false, false, false
+        ]
+    );
 }
 
 #[test]
@@ -26,12 +40,22 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
-    fn pack_into_inputs_matches_native_packing(bits in proptest::collection::vec(any::<bool>(), 0..600), constant_every in 1usize..8) {
+    fn pack_into_inputs_matches_native_packing(
+        bits in proptest::collection::vec(any::<bool>(), 0..600),
+        constant_every in 1usize..8,
+    ) {
         let mut cs = Cs::new();
         let booleans: Vec<Boolean> = bits
             .iter()
             .enumerate()
-            .map(|(i, &b)| if i % constant_every == 0 { Boolean::constant(b) } else { AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(b)).unwrap().into() })
+            .map(|(i, &b)| {
+                if i % constant_every == 0 {
+                    Boolean::constant(b)
+                } else {
+                    let ns = cs.namespace(|| format!("bit {i}"));
+                    AllocatedBit::alloc(ns, Some(b)).unwrap().into()
+                }
+            })
             .collect();
         let before = cs.num_constraints();
         pack_into_inputs(cs.namespace(|| "pack"), &booleans).unwrap();

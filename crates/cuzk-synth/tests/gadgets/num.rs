@@ -28,6 +28,8 @@ fn mul_square_and_inputize() {
 #[test]
 fn missing_values_surface_as_errors() {
     let mut cs = Cs::new();
-    let err = AllocatedNum::<Scalar>::alloc(cs.namespace(|| "x"), || Err(cuzk_synth::SynthesisError::AssignmentMissing));
+    let err = AllocatedNum::<Scalar>::alloc(cs.namespace(|| "x"), || {
+        Err(cuzk_synth::SynthesisError::AssignmentMissing)
+    });
     assert_eq!(err.unwrap_err(), cuzk_synth::SynthesisError::AssignmentMissing);
 }

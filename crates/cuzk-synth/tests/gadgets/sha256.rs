@@ -11,12 +11,16 @@ fn alloc_bits(cs: &mut Cs, bytes: &[u8]) -> Vec<Boolean> {
     bytes_to_bits(bytes)
         .into_iter()
         .enumerate()
-        .map(|(i, b)| AllocatedBit::alloc(cs.namespace(|| format!("input bit {i}")), Some(b)).unwrap().into())
+        .map(|(i, b)| {
+            AllocatedBit::alloc(cs.namespace(|| format!("input bit {i}")), Some(b)).unwrap().into()
+        })
         .collect()
 }
 
 fn value_bytes(bits: &[Boolean]) -> Vec<u8> {
-    bits.chunks(8).map(|c| c.iter().fold(0u8, |acc, b| (acc << 1) | u8::from(b.get_value().unwrap()))).collect()
+    bits.chunks(8)
+        .map(|c| c.iter().fold(0u8, |acc, b| (acc << 1) | u8::from(b.get_value().unwrap())))
+        .collect()
 }
 
 #[test]
@@ -58,11 +62,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(6))]
 
     #[test]
-    fn compression_with_a_private_state_matches_native(block in proptest::array::uniform32(any::<u16>()), state in proptest::array::uniform8(any::<u32>())) {
+    fn compression_with_a_private_state_matches_native(
+        block in proptest::array::uniform32(any::<u16>()),
+        state in proptest::array::uniform8(any::<u32>()),
+    ) {
         let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_be_bytes()).collect();
         let mut cs = Cs::new();
         let bits = alloc_bits(&mut cs, &bytes);
-        let words: Vec<UInt32> = state.iter().enumerate().map(|(i, &v)| UInt32::alloc(cs.namespace(|| format!("state {i}")), Some(v)).unwrap()).collect();
+        let words: Vec<UInt32> = state
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| UInt32::alloc(cs.namespace(|| format!("state {i}")), Some(v)).unwrap())
+            .collect();
         let out = sha256_compression_function(cs.namespace(|| "compress"), &bits, &words).unwrap();
         prop_assert!(cs.is_satisfied());
         let mut expected = state;
