@@ -1,0 +1,151 @@
+//! `cargo xtask gpu-bundle [DIR]`: builds the GPU test (and later bench)
+//! binaries in release mode with CUDA and libstdc++ linked statically, and
+//! copies them with a `run.sh` into DIR (default target/gpu-bundle), so a
+//! machine with a GPU and no Rust toolchain can run them (docs/GPU.md).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What goes into the bundle; adding a binary is one line here.
+const ARTIFACTS: &[Artifact] = &[
+    Artifact { package: "cuzk-ffi", bench: None },
+    Artifact { package: "cuzk-gpu", bench: None },
+];
+
+/// The bundle travels to the device machine with the working tree.
+const MAX_BUNDLE_BYTES: u64 = 64 << 20;
+
+/// `bench: None` takes every test binary of the package (lib and
+/// integration tests), run without arguments; `Some(name)` takes that one
+/// bench target, run with `--bench`.
+struct Artifact {
+    package: &'static str,
+    bench: Option<&'static str>,
+}
+
+/// `cargo xtask gpu-bundle [DIR]`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
+    let dest = args.first().map(PathBuf::from).unwrap_or_else(|| root.join("target/gpu-bundle"));
+    let nvcc = super::cuda::ensure_toolchain()?;
+    let build_dir = root.join("target/gpu-bundle-build");
+
+    if dest.exists() {
+        fs::remove_dir_all(&dest).map_err(|e| format!("cannot clear {}: {e}", dest.display()))?;
+    }
+    fs::create_dir_all(dest.join("bin")).map_err(|e| e.to_string())?;
+
+    let mut runs = Vec::new();
+    for artifact in ARTIFACTS {
+        for (name, exe) in build(&root, &build_dir, &nvcc, artifact)? {
+            fs::copy(&exe, dest.join("bin").join(&name)).map_err(|e| format!("copy {}: {e}", exe.display()))?;
+            let args = if artifact.bench.is_some() { " --bench" } else { "" };
+            runs.push(format!("run {name}{args}"));
+            eprintln!("gpu-bundle: added {name}");
+        }
+    }
+    let script = dest.join("run.sh");
+    fs::write(&script, RUN_SH.replace("@RUNS@", &runs.join("\n"))).map_err(|e| e.to_string())?;
+    make_executable(&script)?;
+
+    let size = dir_size(&dest)?;
+    println!("gpu-bundle: {} ({:.1} MiB, {} binaries)", dest.display(), size as f64 / (1 << 20) as f64, runs.len());
+    if size > MAX_BUNDLE_BYTES {
+        return Err(format!("bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte limit"));
+    }
+    Ok(())
+}
+
+/// Builds one artifact and returns (bundle name, executable) pairs read from
+/// cargo's JSON messages.
+fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut cmd = Command::new(env!("CARGO"));
+    match artifact.bench {
+        None => cmd.args(["test", "--release", "--no-run", "-p", artifact.package]),
+        Some(bench) => cmd.args(["bench", "--no-run", "-p", artifact.package, "--bench", bench]),
+    };
+    cmd.arg("--message-format=json")
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", build_dir)
+        .env("NVCC", nvcc)
+        .env("CUZK_STATIC_CXX", "1")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
+        .env("CARGO_PROFILE_RELEASE_STRIP", "debuginfo")
+        .env("CARGO_PROFILE_BENCH_DEBUG", "0")
+        .env("CARGO_PROFILE_BENCH_STRIP", "debuginfo")
+        .stderr(Stdio::inherit());
+    eprintln!("gpu-bundle: building {} ...", artifact.package);
+    let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("building {} failed ({})", artifact.package, out.status));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut found = Vec::new();
+    for line in stdout.lines().filter(|l| l.contains("\"reason\":\"compiler-artifact\"")) {
+        let Some(exe) = json_string(line, "executable") else { continue };
+        let exe = PathBuf::from(exe);
+        let stem = exe.file_name().unwrap().to_string_lossy().into_owned();
+        // cargo names test executables <target>-<16 hex digit hash>.
+        let name = stem.rsplit_once('-').map_or(stem.clone(), |(n, _)| n.to_string());
+        found.push((name, exe));
+    }
+    if found.is_empty() {
+        return Err(format!("cargo built no executable for {}", artifact.package));
+    }
+    Ok(found)
+}
+
+/// The value of `"key":"value"` in one line of cargo's JSON (paths need no unescaping here).
+fn json_string<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let start = line.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let len = line[start..].find('"')?;
+    Some(&line[start..start + len])
+}
+
+fn dir_size(dir: &Path) -> Result<u64, String> {
+    let mut total = 0;
+    for entry in fs::read_dir(dir).map_err(|e| e.to_string())? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let meta = entry.metadata().map_err(|e| e.to_string())?;
+        total += if meta.is_dir() { dir_size(&entry.path())? } else { meta.len() };
+    }
+    Ok(total)
+}
+
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).map_err(|e| format!("chmod {}: {e}", path.display()))
+}
+
+const RUN_SH: &str = r#"#!/bin/sh
+# Runs every binary of this GPU bundle (built by `cargo xtask gpu-bundle`).
+# Output: <dir>/bundle.log (all output) and <dir>/results.jsonl (one line per
+# binary), where <dir> is $1, else $OUT, else ./results. Exit status is
+# non-zero if any binary failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-${OUT:-$here/results}}
+mkdir -p "$out"
+: >"$out/results.jsonl"
+failed=0
+
+run() {
+    name=$1
+    shift
+    echo "=== $name $*" | tee -a "$out/bundle.log"
+    start=$(date +%s.%N)
+    "$here/bin/$name" "$@" >"$out/.current.log" 2>&1
+    rc=$?
+    end=$(date +%s.%N)
+    cat "$out/.current.log" | tee -a "$out/bundle.log"
+    rm -f "$out/.current.log"
+    secs=$(awk "BEGIN { printf \"%.2f\", $end - $start }")
+    echo "{\"binary\":\"$name\",\"exit\":$rc,\"seconds\":$secs}" | tee -a "$out/results.jsonl"
+    [ "$rc" -eq 0 ] || failed=1
+}
+
+@RUNS@
+
+exit $failed
+"#;
