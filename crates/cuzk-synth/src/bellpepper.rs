@@ -1,8 +1,3 @@
-//! Circuits written against bellpepper-core 0.2 (bellperson 0.27's circuit
-//! API) run here unchanged: [`Bellpepper`] wraps one into our [`Circuit`],
-//! translating each allocation and constraint as it happens, so nothing is
-//! buffered and the result is exactly what a native port would produce.
-
 use std::marker::PhantomData;
 
 use bellpepper_core as bp;
@@ -10,7 +5,10 @@ use ff::PrimeField;
 
 use crate::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 
-/// A bellpepper-core circuit seen as one of ours.
+/// A circuit written against bellpepper-core 0.2 (bellperson 0.27's circuit
+/// API), run unchanged as one of ours. Each allocation and constraint is
+/// translated as it happens, so nothing is buffered and the result is exactly
+/// what a native port of the circuit would produce.
 #[derive(Clone, Debug)]
 pub struct Bellpepper<C>(pub C);
 

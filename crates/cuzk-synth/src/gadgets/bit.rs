@@ -124,9 +124,9 @@ impl AllocatedBit {
         })
     }
 
-    /// Allocates a bit whose value is known to be `value` and whose
-    /// constraint `constrain` will be written by a caller that combines
-    /// several bits (`sha256_ch`, `sha256_maj`).
+    /// Allocates a bit holding `value` without constraining it: the caller
+    /// (`sha256_ch`, `sha256_maj`) writes the one constraint that pins it
+    /// down together with its operands.
     pub(crate) fn alloc_unconstrained<S, CS>(
         cs: &mut CS,
         name: &'static str,
