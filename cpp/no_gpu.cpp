@@ -15,5 +15,11 @@ void gpu_field_mul(int32_t, Field, rust::Slice<const uint64_t>, rust::Slice<cons
     unavailable();
 }
 void fr_ntt(int32_t, NttKind, rust::Slice<uint64_t>) { unavailable(); }
+std::unique_ptr<DeviceArray> device_array_upload(int32_t, ArrayKind, rust::Slice<const uint64_t>) { unavailable(); }
+std::unique_ptr<DeviceArray> device_array_tile(int32_t, ArrayKind, rust::Slice<const uint64_t>, uint64_t) {
+    unavailable();
+}
+MsmWindows msm_windows(const DeviceArray&, const DeviceArray&) { unavailable(); }
+float batch_add(const DeviceArray&, rust::Slice<const uint64_t>, rust::Slice<uint64_t>) { unavailable(); }
 
 }  // namespace cuzk

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
-const CUDA_SOURCES: [&str; 2] = ["cuda/api/device.cu", "cuda/api/ntt.cu"];
+const CUDA_SOURCES: [&str; 3] = ["cuda/api/device.cu", "cuda/api/ntt.cu", "cuda/api/msm.cu"];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -45,6 +45,7 @@ fn main() {
     let static_cxx = env::var_os("CUZK_STATIC_CXX").is_some_and(|v| v == "1");
     let mut host = cxx_build::bridge("src/lib.rs");
     host.file(root.join("cpp/host_hooks.cpp"))
+        .file(root.join("cpp/msm_host.cpp"))
         .include(&root)
         .std("c++17")
         .opt_level(2)

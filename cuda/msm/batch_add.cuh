@@ -5,7 +5,7 @@
 //   popcount + exclusive scan   rank of the first set bit of every word
 //   batch_add_kernel            equal shares of set bits per thread, XYZZ
 //                               mixed additions into one partial per thread
-//   sum_rows_kernel             the partials summed level by level
+//   keyed_sum                   the partials summed level by level
 #pragma once
 
 #include <cub/device/device_scan.cuh>
@@ -25,29 +25,27 @@ jacobian<F> batch_add(const affine<F>* bases, const uint64_t* words, uint64_t wo
 
     uint64_t free = 0;
     const uint64_t budget = memory_budget(&free);
-    const uint64_t need = 8 * word_count + scan_temp + 2 * shape.threads() * sizeof(xyzz<F>) + sizeof(jacobian<F>);
+    const uint64_t slot_count = first_level_slots(shape.threads());
+    const uint64_t need = 8 * word_count + scan_temp + (shape.threads() + 2 * slot_count) * (4 + sizeof(xyzz<F>)) +
+                          sizeof(xyzz<F>) + sizeof(jacobian<F>);
     if (need > budget) throw_oom(need, free, "batch addition temporaries");
 
     cuda::buffer<uint32_t> counts(word_count), before(word_count);
     cuda::buffer<uint8_t> temp(scan_temp);
-    cuda::buffer<xyzz<F>> part0(shape.threads()), part1(shape.threads());
+    cuda::buffer<uint32_t> part_keys(shape.threads());
+    cuda::buffer<xyzz<F>> parts(shape.threads()), total(1);
+    slot_buffers<F> slots(slot_count);
     cuda::buffer<jacobian<F>> sum(1);
 
+    CUZK_CUDA(cudaMemsetAsync(total.get(), 0, sizeof(xyzz<F>), s));
     popcount_kernel<<<cuda::blocks_for(word_count, THREADS), THREADS, 0, s>>>(words, word_count, counts.get());
     CUZK_LAUNCHED();
     CUZK_CUDA(cub::DeviceScan::ExclusiveSum(temp.get(), scan_temp, counts.get(), before.get(), word_count, s));
-    batch_add_kernel<F><<<shape.blocks, shape.block, 0, s>>>(bases, words, before.get(), word_count, part0.get());
+    batch_add_kernel<F><<<shape.blocks, shape.block, 0, s>>>(bases, words, before.get(), word_count, part_keys.get(),
+                                                             parts.get());
     CUZK_LAUNCHED();
-
-    xyzz<F>* in = part0.get();
-    xyzz<F>* spare = part1.get();
-    for (uint64_t cols = shape.threads(); cols > 1; cols = (cols + SUM_PER - 1) / SUM_PER) {
-        const uint64_t outs = (cols + SUM_PER - 1) / SUM_PER;
-        sum_rows_kernel<F><<<cuda::blocks_for(outs, THREADS), THREADS, 0, s>>>(in, 1, uint32_t(cols), SUM_PER, spare);
-        CUZK_LAUNCHED();
-        std::swap(in, spare);
-    }
-    to_jacobian_kernel<F><<<1, 1, 0, s>>>(in, 1, sum.get());
+    keyed_sum<F>(part_keys.get(), parts.get(), shape.threads(), total.get(), slots, s);
+    to_jacobian_kernel<F><<<1, 1, 0, s>>>(total.get(), 1, sum.get());
     CUZK_LAUNCHED();
 
     jacobian<F> out;

@@ -27,6 +27,34 @@ __device__ jacobian<F> to_jacobian(const xyzz<F>& p) {
     return {p.X * zz2, p.Y * (zz2 * p.ZZ), p.ZZZ};
 }
 
+template <class F>
+__device__ __noinline__ xyzz<F> add_out_of_line(const xyzz<F> a, const xyzz<F> b) {
+    return a.add(b);
+}
+
+template <class F>
+__device__ __noinline__ xyzz<F> dbl_out_of_line(const xyzz<F> a) {
+    return a.dbl();
+}
+
+/// An XYZZ point whose full addition and doubling are calls, not inlined
+/// copies: the reduction kernels use several per loop, and inlining each
+/// multiplies code size, registers and compile time for work that is not
+/// the hot loop (the mixed additions of accumulate_points_kernel are).
+template <class F>
+struct called {
+    xyzz<F> p;
+
+    __device__ static called identity() { return {xyzz<F>::identity()}; }
+    __device__ bool is_identity() const { return p.is_identity(); }
+    __device__ called add(const called& q) const {
+        if (q.p.is_identity()) return *this;
+        if (p.is_identity()) return q;
+        return {add_out_of_line(p, q.p)};
+    }
+    __device__ called dbl() const { return p.is_identity() ? *this : called{dbl_out_of_line(p)}; }
+};
+
 inline __device__ uint64_t global_thread() { return uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
 /// Sort pairs for windows [w0, w0 + G) of n scalars: for window w0 + g and
@@ -64,7 +92,7 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
 /// equal share of the *count sorted non-zero digits, adding the affine base
 /// (negated for a negative digit) into an XYZZ accumulator. Complete runs are
 /// stored straight into their (zero-initialised) bucket; cut runs go to two
-/// slots per thread for accumulate_slots_kernel.
+/// slots per thread for the keyed-sum levels of reduce_kernel.
 template <class F>
 __global__ void accumulate_points_kernel(const uint32_t* keys, const uint32_t* vals, const unsigned long long* count,
                                          const affine<F>* bases, xyzz<F>* buckets, uint32_t* slot_keys,
@@ -85,50 +113,65 @@ __global__ void accumulate_points_kernel(const uint32_t* keys, const uint32_t* v
     reduce_chunk<xyzz<F>>(keys, m, chunk_of(t, threads, m), add, complete, partial);
 }
 
-/// Later levels: the same segmented sum over the previous level's m slots;
-/// complete runs are added into their bucket, which earlier levels may have
-/// written (a run complete at level 1 reappears here only as identities).
+/// One level of a keyed segmented sum: the same reduce_chunk over m slots
+/// of an earlier level (or of window segments, or of batch-addition
+/// partials). Complete runs are added into their target, which may already
+/// hold a level-1 sum (a run complete at level 1 reappears here only as
+/// identities, which are skipped).
 template <class F>
-__global__ void accumulate_slots_kernel(const uint32_t* in_keys, const xyzz<F>* in_sums, uint64_t m,
-                                        xyzz<F>* buckets, uint32_t* slot_keys, xyzz<F>* slot_sums) {
+__device__ void sum_slots(const uint32_t* in_keys, const xyzz<F>* in_sums, uint64_t m, xyzz<F>* targets,
+                          uint32_t* slot_keys, xyzz<F>* slot_sums) {
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
-    auto add = [&](const xyzz<F>& acc, uint64_t i) { return acc.add(in_sums[i]); };
-    auto complete = [&](uint32_t key, const xyzz<F>& sum) {
+    auto add = [&](const called<F>& acc, uint64_t i) { return acc.add({in_sums[i]}); };
+    auto complete = [&](uint32_t key, const called<F>& sum) {
         if (key == NO_KEY || sum.is_identity()) return;
-        buckets[key] = buckets[key].add(sum);
+        targets[key] = called<F>{targets[key]}.add(sum).p;
     };
-    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+    auto partial = [&](int slot, uint32_t key, const called<F>& sum) {
         slot_keys[2 * t + slot] = key;
-        slot_sums[2 * t + slot] = sum;
+        slot_sums[2 * t + slot] = sum.p;
     };
-    reduce_chunk<xyzz<F>>(in_keys, m, chunk_of(t, threads, m), add, complete, partial);
+    reduce_chunk<called<F>>(in_keys, m, chunk_of(t, threads, m), add, complete, partial);
 }
 
-/// Thread (g, j) reduces segment j (buckets [j len, (j + 1) len)) of window g:
-/// out[g segments + j] = sum_b (b + 1) B_b over its segment.
+/// Thread (g, j) of the window reduction: segment j (buckets [j len,
+/// (j + 1) len)) of window g gives sum_b (b + 1) B_b over the segment, keyed
+/// g for the keyed sum that adds a window's segments.
 template <class F>
-__global__ void window_segments_kernel(const xyzz<F>* buckets, uint32_t buckets_per_window, uint32_t len,
-                                       uint32_t windows, xyzz<F>* out) {
+__device__ void window_segment(const xyzz<F>* buckets, uint32_t buckets_per_window, uint32_t len, uint32_t windows,
+                               uint32_t* out_keys, xyzz<F>* out_sums) {
     const uint64_t t = global_thread();
     const uint32_t segments = buckets_per_window / len;
     if (t >= uint64_t(windows) * segments) return;
     const uint32_t g = uint32_t(t / segments), j = uint32_t(t % segments);
     const xyzz<F>* window = buckets + uint64_t(g) * buckets_per_window;
-    out[t] = weighted_segment<xyzz<F>>([&](uint32_t b) { return window[b]; }, j * len, len);
+    out_keys[t] = g;
+    out_sums[t] = weighted_segment<called<F>>([&](uint32_t b) { return called<F>{window[b]}; }, j * len, len).p;
 }
 
-/// rows x cols points -> rows x ceil(cols / per) points, each output the sum
-/// of `per` consecutive inputs of its row; applied until one column is left.
+/// Arguments of reduce_kernel; `segment_len` = 0 selects a keyed-sum level.
 template <class F>
-__global__ void sum_rows_kernel(const xyzz<F>* in, uint32_t rows, uint32_t cols, uint32_t per, xyzz<F>* out) {
-    const uint64_t t = global_thread();
-    const uint32_t out_cols = (cols + per - 1) / per;
-    if (t >= uint64_t(rows) * out_cols) return;
-    const uint32_t r = uint32_t(t / out_cols), k = uint32_t(t % out_cols);
-    const uint32_t b = k * per, e = b + per < cols ? b + per : cols;
-    xyzz<F> acc = xyzz<F>::identity();
-    for (uint32_t i = b; i < e; i++) acc = acc.add(in[uint64_t(r) * cols + i]);
-    out[t] = acc;
+struct reduce_args {
+    const uint32_t* in_keys;
+    const xyzz<F>* in_sums;  // keyed level: the m input slots; window step: the buckets
+    uint64_t m;
+    xyzz<F>* targets;
+    uint32_t* out_keys;
+    xyzz<F>* out_sums;
+    uint32_t buckets_per_window, segment_len, windows;
+};
+
+/// Every full-addition step after the bucket accumulation, in one kernel:
+/// ptxas compiles an out-of-line callee into each kernel that calls it, and
+/// G2's addition alone takes it most of a minute, so one kernel keeps the
+/// build short. The mode is uniform per launch, so nothing diverges.
+template <class F>
+__global__ void reduce_kernel(reduce_args<F> a) {
+    if (a.segment_len == 0) {
+        sum_slots(a.in_keys, a.in_sums, a.m, a.targets, a.out_keys, a.out_sums);
+    } else {
+        window_segment(a.in_sums, a.buckets_per_window, a.segment_len, a.windows, a.out_keys, a.out_sums);
+    }
 }
 
 /// Converts `count` sums to blst's Jacobian form for the host.
@@ -145,15 +188,17 @@ __global__ void popcount_kernel(const uint64_t* words, uint64_t word_count, uint
 }
 
 /// Each thread adds the bases of an equal share of the bitmap's set bits
-/// (ranks split evenly, wherever the ones lie) into out[t].
+/// (ranks split evenly, wherever the ones lie) into out[t], keyed 0 for the
+/// keyed sum that adds the partials.
 template <class F>
 __global__ void batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before,
-                                 uint64_t word_count, xyzz<F>* out) {
+                                 uint64_t word_count, uint32_t* out_keys, xyzz<F>* out) {
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
     const uint64_t total = uint64_t(before[word_count - 1]) + popcount64(words[word_count - 1]);
     const chunk ch = chunk_of(t, threads, total);
     xyzz<F> acc = xyzz<F>::identity();
     for_set_bits(words, before, word_count, ch.begin, ch.end, [&](uint64_t i) { acc = acc.add_affine(bases[i]); });
+    out_keys[t] = 0;
     out[t] = acc;
 }
 

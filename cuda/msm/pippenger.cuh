@@ -6,7 +6,7 @@
 //     sort     CUB radix sort of the pairs by bucket key
 //     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
 //              mixed additions, cut runs summed level by level (segments.hpp)
-//     windows  per window sum_b (b + 1) B_b in segments, then a row sum
+//     windows  per window sum_b (b + 1) B_b in segments, then a keyed sum
 //   -> one Jacobian sum S_w per window; the caller forms sum_w 2^(c w) S_w,
 //      a chain of ~256 doublings that the host does far faster than one thread.
 //
@@ -46,53 +46,66 @@ uint64_t resident_threads(Kernel kernel) {
     return uint64_t(std::max(blocks, 1)) * uint64_t(sms) * THREADS;
 }
 
-/// A launch of `want` threads in blocks of at most THREADS; the kernels size
-/// their work by the grid, so `threads` is what actually runs.
-struct launch_shape {
-    unsigned blocks, block;
-    uint64_t threads() const { return uint64_t(blocks) * block; }
+/// Two ping-pong sets of (key, point) slots for the keyed-sum levels.
+template <class F>
+struct slot_buffers {
+    cuda::buffer<uint32_t> keys0, keys1;
+    cuda::buffer<xyzz<F>> sums0, sums1;
+
+    explicit slot_buffers(uint64_t n) : keys0(n), keys1(n), sums0(n), sums1(n) {}
 };
 
-inline launch_shape shape_for(uint64_t want) {
-    const unsigned block = unsigned(std::min<uint64_t>(std::max<uint64_t>(want, 1), THREADS));
-    return {unsigned((std::max<uint64_t>(want, 1) + block - 1) / block), block};
+/// targets[key] += the sum of the m points with that key (keys sorted;
+/// NO_KEY slots ignored), level after level (for_each_level). The input may
+/// be set 0 of `slots`; outputs alternate between the sets it does not hold.
+template <class F>
+void keyed_sum(const uint32_t* keys, const xyzz<F>* sums, uint64_t m, xyzz<F>* targets, slot_buffers<F>& slots,
+               cudaStream_t s) {
+    bool into_first = keys != slots.keys0.get();
+    for_each_level(m, [&](uint64_t count, const launch_shape& shape) {
+        uint32_t* out_keys = into_first ? slots.keys0.get() : slots.keys1.get();
+        xyzz<F>* out_sums = into_first ? slots.sums0.get() : slots.sums1.get();
+        reduce_kernel<F><<<shape.blocks, shape.block, 0, s>>>(
+            reduce_args<F>{keys, sums, count, targets, out_keys, out_sums, 0, 0, 0});
+        CUZK_LAUNCHED();
+        keys = out_keys;
+        sums = out_sums;
+        into_first = !into_first;
+    });
 }
 
 /// The sizes of one MSM's temporaries for groups of `group` windows.
 struct msm_layout {
     uint32_t c, windows, buckets, group;
-    uint64_t n, pairs;
-    launch_shape level1, level2;
+    uint64_t pairs;
+    launch_shape level1;
     uint32_t segment_len, segments;
+    uint64_t slots;
     size_t sort_temp;
-
-    uint64_t slot_count(const launch_shape& s) const { return 2 * s.threads(); }
 
     template <class F>
     uint64_t bytes() const {
-        const uint64_t point = sizeof(xyzz<F>);
-        return 16 * pairs + sort_temp + uint64_t(group) * buckets * point +
-               (slot_count(level1) + slot_count(level2)) * (4 + point) + 2 * uint64_t(group) * segments * point +
-               uint64_t(windows) * sizeof(jacobian<F>) + 8;
+        const uint64_t point = sizeof(xyzz<F>), keyed = 4 + point;
+        return 16 * pairs + sort_temp + uint64_t(group) * buckets * point + 2 * slots * keyed +
+               uint64_t(group) * segments * keyed + uint64_t(group) * point + uint64_t(windows) * sizeof(jacobian<F>) +
+               8;
     }
 };
 
-template <class F>
-msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, uint64_t segment_cap, cudaStream_t s) {
+inline msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, uint64_t segment_cap, cudaStream_t s) {
     msm_layout l{};
     l.c = window_bits_for(n);
     l.windows = window_count(l.c);
     l.buckets = 1u << (l.c - 1);
     l.group = group;
-    l.n = n;
     l.pairs = uint64_t(n) * group;
     l.level1 = shape_for(std::min(l.pairs, level1_cap));
-    l.level2 = shape_for((l.slot_count(l.level1) + SLOT_CHUNK - 1) / SLOT_CHUNK);
     // Segments short enough to give the window reduction a full wave.
     uint32_t len = 1;
     while (len < l.buckets && uint64_t(group) * (l.buckets / len) > segment_cap) len *= 2;
     l.segment_len = len;
     l.segments = l.buckets / len;
+    l.slots = std::max(2 * l.level1.threads(), first_level_slots(uint64_t(group) * l.segments));
     cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
     CUZK_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, l.sort_temp, k, v, l.pairs, 0,
                                               int(bit_length(uint64_t(group) * l.buckets)), s));
@@ -100,22 +113,22 @@ msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, uint64_t 
 }
 
 /// The per-window sums of sum_i scalars[i] bases[i] (both device-resident,
-/// n of each), as Jacobian points in window order; returns the window width.
+/// n > 0 of each), as Jacobian points in window order; returns the window width.
 template <class F>
 uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cudaStream_t s,
                      std::vector<jacobian<F>>& out) {
     const uint64_t level1_cap = resident_threads(accumulate_points_kernel<F>);
-    const uint64_t segment_cap = resident_threads(window_segments_kernel<F>);
+    const uint64_t segment_cap = resident_threads(reduce_kernel<F>);
     const uint32_t c = window_bits_for(n);
     const uint32_t windows = window_count(c);
 
-    // The largest group of windows whose temporaries fit; 32-bit CUB offsets
-    // are avoided by keeping a group's pairs below 2^31.
+    // The largest group of windows whose temporaries fit; a group's pairs
+    // stay below 2^31 so that sort offsets and point indices fit 32 bits.
     uint64_t free = 0;
     const uint64_t budget = memory_budget(&free);
-    uint32_t group = std::min<uint64_t>(windows, std::max<uint64_t>(1, ((uint64_t(1) << 31) - 1) / n));
-    msm_layout l = layout_for<F>(n, group, level1_cap, segment_cap, s);
-    while (l.bytes<F>() > budget && group > 1) l = layout_for<F>(n, --group, level1_cap, segment_cap, s);
+    uint32_t group = uint32_t(std::min<uint64_t>(windows, std::max<uint64_t>(1, ((uint64_t(1) << 31) - 1) / n)));
+    msm_layout l = layout_for(n, group, level1_cap, segment_cap, s);
+    while (l.bytes<F>() > budget && group > 1) l = layout_for(n, --group, level1_cap, segment_cap, s);
     if (l.bytes<F>() > budget)
         throw_oom(l.bytes<F>(), free, "MSM of " + std::to_string(n) + " points needs " +
                                           std::to_string(l.bytes<F>()) + " bytes of temporaries for one window");
@@ -123,9 +136,9 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
     cuda::buffer<uint32_t> keys0(l.pairs), keys1(l.pairs), vals0(l.pairs), vals1(l.pairs);
     cuda::buffer<uint8_t> sort_temp(l.sort_temp);
     cuda::buffer<xyzz<F>> buckets(uint64_t(group) * l.buckets);
-    cuda::buffer<uint32_t> slot_keys0(l.slot_count(l.level1)), slot_keys1(l.slot_count(l.level2));
-    cuda::buffer<xyzz<F>> slot_sums0(l.slot_count(l.level1)), slot_sums1(l.slot_count(l.level2));
-    cuda::buffer<xyzz<F>> seg0(uint64_t(group) * l.segments), seg1(uint64_t(group) * l.segments);
+    slot_buffers<F> slots(l.slots);
+    cuda::buffer<uint32_t> seg_keys(uint64_t(group) * l.segments);
+    cuda::buffer<xyzz<F>> seg_sums(uint64_t(group) * l.segments), window_sums(group);
     cuda::buffer<jacobian<F>> sums(windows);
     cuda::buffer<unsigned long long> nonzero(1);
 
@@ -133,6 +146,7 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
         const uint32_t g = std::min(group, windows - w0);
         const uint64_t pairs = uint64_t(n) * g;
         CUZK_CUDA(cudaMemsetAsync(buckets.get(), 0, uint64_t(g) * l.buckets * sizeof(xyzz<F>), s));
+        CUZK_CUDA(cudaMemsetAsync(window_sums.get(), 0, uint64_t(g) * sizeof(xyzz<F>), s));
         CUZK_CUDA(cudaMemsetAsync(nonzero.get(), 0, sizeof(unsigned long long), s));
         digits_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(scalars, n, c, w0, g, keys0.get(),
                                                                        vals0.get(), nonzero.get());
@@ -145,38 +159,17 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
 
         const launch_shape first = shape_for(std::min(pairs, level1_cap));
         accumulate_points_kernel<F><<<first.blocks, first.block, 0, s>>>(
-            k.Current(), v.Current(), nonzero.get(), bases, buckets.get(), slot_keys0.get(), slot_sums0.get());
+            k.Current(), v.Current(), nonzero.get(), bases, buckets.get(), slots.keys0.get(), slots.sums0.get());
         CUZK_LAUNCHED();
-
-        uint32_t* in_keys = slot_keys0.get();
-        xyzz<F>* in_sums = slot_sums0.get();
-        uint32_t* out_keys = slot_keys1.get();
-        xyzz<F>* out_sums = slot_sums1.get();
-        uint64_t threads = first.threads();
-        while (threads > 1) {
-            const uint64_t m = 2 * threads;
-            const launch_shape next = shape_for((m + SLOT_CHUNK - 1) / SLOT_CHUNK);
-            accumulate_slots_kernel<F><<<next.blocks, next.block, 0, s>>>(in_keys, in_sums, m, buckets.get(),
-                                                                          out_keys, out_sums);
-            CUZK_LAUNCHED();
-            std::swap(in_keys, out_keys);
-            std::swap(in_sums, out_sums);
-            threads = next.threads();
-        }
+        keyed_sum<F>(slots.keys0.get(), slots.sums0.get(), 2 * first.threads(), buckets.get(), slots, s);
 
         const uint64_t seg_threads = uint64_t(g) * l.segments;
-        window_segments_kernel<F><<<cuda::blocks_for(seg_threads, THREADS), THREADS, 0, s>>>(
-            buckets.get(), l.buckets, l.segment_len, g, seg0.get());
+        reduce_kernel<F><<<cuda::blocks_for(seg_threads, THREADS), THREADS, 0, s>>>(reduce_args<F>{
+            nullptr, buckets.get(), 0, nullptr, seg_keys.get(), seg_sums.get(), l.buckets, l.segment_len, g});
         CUZK_LAUNCHED();
-        xyzz<F>* in = seg0.get();
-        xyzz<F>* spare = seg1.get();
-        for (uint32_t cols = l.segments; cols > 1; cols = (cols + SUM_PER - 1) / SUM_PER) {
-            const uint64_t outs = uint64_t(g) * ((cols + SUM_PER - 1) / SUM_PER);
-            sum_rows_kernel<F><<<cuda::blocks_for(outs, THREADS), THREADS, 0, s>>>(in, g, cols, SUM_PER, spare);
-            CUZK_LAUNCHED();
-            std::swap(in, spare);
-        }
-        to_jacobian_kernel<F><<<1, g, 0, s>>>(in, g, sums.get() + w0);
+        keyed_sum<F>(seg_keys.get(), seg_sums.get(), seg_threads, window_sums.get(), slots, s);
+
+        to_jacobian_kernel<F><<<1, g, 0, s>>>(window_sums.get(), g, sums.get() + w0);
         CUZK_LAUNCHED();
     }
 

@@ -10,8 +10,6 @@ namespace cuzk::msm {
 constexpr unsigned THREADS = 128;
 /// Slots summed by one thread at the second and later accumulation levels.
 constexpr uint64_t SLOT_CHUNK = 16;
-/// Points summed by one thread per step of the final per-window reduction.
-constexpr uint32_t SUM_PER = 16;
 
 /// Relative cost of window width c for n points, in mixed additions:
 /// n W digits to add into buckets, and about 4 per bucket to reduce the
@@ -30,6 +28,36 @@ inline uint32_t window_bits_for(uint64_t n) {
     }
     return best;
 }
+
+/// A launch of `want` threads in blocks of at most THREADS; the kernels size
+/// their work by the grid, so `threads()` is what actually runs.
+struct launch_shape {
+    unsigned blocks, block;
+    uint64_t threads() const { return uint64_t(blocks) * block; }
+};
+
+inline launch_shape shape_for(uint64_t want) {
+    if (want == 0) want = 1;
+    const unsigned block = unsigned(want < THREADS ? want : THREADS);
+    return {unsigned((want + block - 1) / block), block};
+}
+
+/// The levels of a keyed segmented sum of m (key, point) slots into their
+/// buckets: level(m, shape) sums m slots with `shape` (each thread leaving 2
+/// slots), until a level of one thread has left no cut run. Each level has
+/// about SLOT_CHUNK / 2 times fewer threads than the one before.
+template <class Level>
+void for_each_level(uint64_t m, Level&& level) {
+    for (;;) {
+        const launch_shape shape = shape_for((m + SLOT_CHUNK - 1) / SLOT_CHUNK);
+        level(m, shape);
+        if (shape.threads() == 1) return;
+        m = 2 * shape.threads();
+    }
+}
+
+/// Slots written by the first level of for_each_level(m).
+inline uint64_t first_level_slots(uint64_t m) { return 2 * shape_for((m + SLOT_CHUNK - 1) / SLOT_CHUNK).threads(); }
 
 /// Number of bits needed to write x (0 for 0).
 inline uint32_t bit_length(uint64_t x) {

@@ -11,6 +11,8 @@ pub mod cast;
 
 /// The error type the bridge returns; its message starts with the error kind.
 pub use cxx::Exception;
+/// The owning pointer of C++ objects handed to Rust (resident device arrays).
+pub use cxx::UniquePtr;
 
 /// Whether this build compiled the CUDA kernels; without them every GPU entry
 /// point returns a `no_gpu` error.
@@ -102,6 +104,29 @@ pub mod ffi {
         CosetInverse,
     }
 
+    /// What a resident device array holds (cuda/api/msm.hpp).
+    #[derive(Debug)]
+    enum ArrayKind {
+        /// blstrs G1Affine points (12 limbs).
+        G1Affine,
+        /// blstrs G2Affine points (24 limbs).
+        G2Affine,
+        /// blstrs Scalars in Montgomery form (4 limbs).
+        Scalar,
+    }
+
+    /// An MSM up to its per-window sums: the result is
+    /// sum_w 2^(window_bits * w) S_w, a chain of doublings the host finishes.
+    #[derive(Debug)]
+    pub struct MsmWindows {
+        /// Window width c of the signed-digit recoding.
+        pub window_bits: u32,
+        /// The window sums S_0, S_1, ... as blstrs Jacobian limbs, lowest window first.
+        pub sums: Vec<u64>,
+        /// Device time of the call, measured with CUDA events, in milliseconds.
+        pub device_ms: f32,
+    }
+
     unsafe extern "C++" {
         include!("cpp/bridge.hpp");
 
@@ -125,7 +150,49 @@ pub mod ffi {
         /// In-place Fr NTT of a power-of-two number of Montgomery scalars.
         fn fr_ntt(id: i32, kind: NttKind, data: &mut [u64]) -> Result<()>;
     }
+
+    unsafe extern "C++" {
+        include!("cuda/api/msm.hpp");
+
+        /// Bases or scalars resident in device memory across calls.
+        type DeviceArray;
+
+        /// Copies whole elements of `kind` from host memory to a new array on device `id`.
+        fn device_array_upload(id: i32, kind: ArrayKind, data: &[u64]) -> Result<UniquePtr<DeviceArray>>;
+        /// A new array of `len` elements on device `id` repeating `pattern`.
+        fn device_array_tile(id: i32, kind: ArrayKind, pattern: &[u64], len: u64) -> Result<UniquePtr<DeviceArray>>;
+        /// Number of elements of an array.
+        fn device_array_len(array: &DeviceArray) -> u64;
+        /// Pippenger MSM of the first scalars.len() bases, up to the per-window sums.
+        fn msm_windows(bases: &DeviceArray, scalars: &DeviceArray) -> Result<MsmWindows>;
+        /// Sum of the bases whose bitmap bit is set, as Jacobian limbs in `out`; returns device milliseconds.
+        fn batch_add(bases: &DeviceArray, bitmap: &[u64], out: &mut [u64]) -> Result<f32>;
+
+        /// Host hook: the kernels' signed digits of a Montgomery scalar for window width `window_bits`.
+        fn msm_signed_digits(scalar: &[u64], window_bits: u32) -> Result<Vec<i32>>;
+        /// Host hook: the window width the MSM picks for n points.
+        fn msm_window_bits(n: u64) -> u32;
+        /// Host hook: the kernels' bucket accumulation and window reduction over integers mod 2^64.
+        fn msm_reduce_model(
+            keys: &[u32],
+            values: &[u64],
+            threads: u64,
+            buckets: u32,
+            buckets_per_window: u32,
+            segment_len: u32,
+        ) -> Result<Vec<u64>>;
+        /// Host hook: the set-bit indices visited by the batch-addition threads, in thread order.
+        fn batch_add_model(bitmap: &[u64], threads: u64) -> Result<Vec<u64>>;
+    }
 }
+
+// SAFETY: a DeviceArray is immutable after construction (its device pointer,
+// length and kind never change, all its methods are const) and frees its
+// memory in its destructor; the CUDA runtime calls on it are thread-safe, so
+// it may be shared and dropped across threads.
+unsafe impl Send for ffi::DeviceArray {}
+// SAFETY: as for Send.
+unsafe impl Sync for ffi::DeviceArray {}
 
 // The C++ side asserts the same size (cuda/api/device.cu).
 const _: () = assert!(std::mem::size_of::<ffi::DeviceInfo>() == 56);

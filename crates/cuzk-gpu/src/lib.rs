@@ -15,7 +15,14 @@ pub mod ntt;
 /// for differential tests against blstrs.
 pub mod arith;
 
+/// Pippenger multi-scalar multiplication in G1 and G2, resident inputs.
+pub mod msm;
+/// Bitmap-driven sums of bases (the 0/1 part of a witness).
+pub mod batch_add;
+
 pub use device::{devices, Device, DeviceInfo};
+pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
+pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
 pub use ntt::{ntt, NttKind};
 

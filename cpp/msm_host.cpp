@@ -1,0 +1,147 @@
+// The host side of the MSM entry points, built with or without CUDA: element
+// sizes, and test hooks that run the kernels' index logic (cuda/msm/) on the
+// CPU with integers in place of curve points.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../cuda/msm/digits.hpp"
+#include "../cuda/msm/plan.hpp"
+#include "../cuda/msm/segments.hpp"
+#include "cuzk-ffi/src/lib.rs.h"
+#include "error.hpp"
+#include "limbs_io.hpp"
+
+namespace cuzk {
+namespace {
+
+/// The group of integers mod 2^64 with the interface of ec::xyzz, so the
+/// generic index logic can be checked against plain sums.
+struct wrap64 {
+    uint64_t v;
+    static wrap64 identity() { return {0}; }
+    bool is_identity() const { return v == 0; }
+    wrap64 add(const wrap64& o) const { return {v + o.v}; }
+    wrap64 dbl() const { return {2 * v}; }
+};
+
+/// keyed_sum of pippenger.cuh, thread by thread: targets[key] += the sum of
+/// the values with that key, over the device's level shapes.
+void keyed_sum(std::vector<uint32_t> keys, std::vector<wrap64> sums, std::vector<wrap64>& targets) {
+    msm::for_each_level(keys.size(), [&](uint64_t m, const msm::launch_shape& shape) {
+        const uint64_t threads = shape.threads();
+        std::vector<uint32_t> out_keys(2 * threads);
+        std::vector<wrap64> out_sums(2 * threads);
+        for (uint64_t t = 0; t < threads; t++) {
+            msm::reduce_chunk<wrap64>(
+                keys.data(), m, msm::chunk_of(t, threads, m),
+                [&](const wrap64& acc, uint64_t i) { return acc.add(sums[i]); },
+                [&](uint32_t key, const wrap64& sum) {
+                    if (key == msm::NO_KEY || sum.is_identity()) return;
+                    targets[key] = targets[key].add(sum);
+                },
+                [&](int slot, uint32_t key, const wrap64& sum) {
+                    out_keys[2 * t + slot] = key;
+                    out_sums[2 * t + slot] = sum;
+                });
+        }
+        keys = std::move(out_keys);
+        sums = std::move(out_sums);
+    });
+}
+
+}  // namespace
+
+uint64_t array_element_bytes(ArrayKind kind) {
+    switch (kind) {
+        case ArrayKind::G1Affine: return 96;
+        case ArrayKind::G2Affine: return 192;
+        case ArrayKind::Scalar: return 32;
+    }
+    throw_invalid("unknown array kind");
+}
+
+uint64_t device_array_len(const DeviceArray& array) { return array.len(); }
+
+rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_t window_bits) {
+    if (window_bits < msm::MIN_WINDOW_BITS || window_bits > msm::MAX_WINDOW_BITS)
+        throw_invalid("msm_signed_digits: window bits must be in [" + std::to_string(msm::MIN_WINDOW_BITS) + ", " +
+                      std::to_string(msm::MAX_WINDOW_BITS) + "]");
+    uint32_t s[8];
+    msm::canonical_limbs(load_one<ff::fr_t>(scalar, "scalar"), s);
+    rust::Vec<int32_t> out;
+    msm::signed_digits(s, window_bits, [&](uint32_t, int32_t d) { out.push_back(d); });
+    return out;
+}
+
+uint32_t msm_window_bits(uint64_t n) { return msm::window_bits_for(n); }
+
+rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Slice<const uint64_t> values,
+                                     uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
+                                     uint32_t segment_len) {
+    if (keys.size() != values.size()) throw_invalid("msm_reduce_model: one value per key");
+    if (threads == 0 || buckets_per_window == 0 || segment_len == 0 || buckets % buckets_per_window != 0 ||
+        buckets_per_window % segment_len != 0)
+        throw_invalid("msm_reduce_model: inconsistent shape");
+    for (size_t i = 0; i < keys.size(); i++) {
+        if (keys[i] >= buckets || (i > 0 && keys[i] < keys[i - 1]))
+            throw_invalid("msm_reduce_model: keys must be sorted bucket indices");
+    }
+    std::vector<wrap64> bucket(buckets, wrap64::identity());
+    const uint64_t m = keys.size();
+
+    // Level 1, thread by thread, as accumulate_points_kernel.
+    std::vector<uint32_t> slot_keys(2 * threads);
+    std::vector<wrap64> slot_sums(2 * threads);
+    for (uint64_t t = 0; t < threads; t++) {
+        msm::reduce_chunk<wrap64>(
+            keys.data(), m, msm::chunk_of(t, threads, m),
+            [&](const wrap64& acc, uint64_t i) { return acc.add({values[i]}); },
+            [&](uint32_t key, const wrap64& sum) { bucket[key] = sum; },
+            [&](int slot, uint32_t key, const wrap64& sum) {
+                slot_keys[2 * t + slot] = key;
+                slot_sums[2 * t + slot] = sum;
+            });
+    }
+    keyed_sum(std::move(slot_keys), std::move(slot_sums), bucket);
+
+    // Window reduction: segments keyed by window, then a keyed sum.
+    const uint32_t windows = buckets / buckets_per_window, segments = buckets_per_window / segment_len;
+    std::vector<uint32_t> seg_keys;
+    std::vector<wrap64> seg_sums;
+    for (uint32_t w = 0; w < windows; w++) {
+        const wrap64* window = bucket.data() + uint64_t(w) * buckets_per_window;
+        for (uint32_t j = 0; j < segments; j++) {
+            seg_keys.push_back(w);
+            seg_sums.push_back(
+                msm::weighted_segment<wrap64>([&](uint32_t b) { return window[b]; }, j * segment_len, segment_len));
+        }
+    }
+    std::vector<wrap64> window_sums(windows, wrap64::identity());
+    keyed_sum(std::move(seg_keys), std::move(seg_sums), window_sums);
+
+    rust::Vec<uint64_t> out;
+    for (const wrap64& b : bucket) out.push_back(b.v);
+    for (const wrap64& w : window_sums) out.push_back(w.v);
+    return out;
+}
+
+rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmap, uint64_t threads) {
+    if (threads == 0) throw_invalid("batch_add_model: at least one thread");
+    rust::Vec<uint64_t> visited;
+    if (bitmap.empty()) return visited;
+    std::vector<uint32_t> before(bitmap.size());
+    uint64_t total = 0;
+    for (size_t w = 0; w < bitmap.size(); w++) {
+        before[w] = uint32_t(total);
+        total += msm::popcount64(bitmap[w]);
+    }
+    for (uint64_t t = 0; t < threads; t++) {
+        const msm::chunk ch = msm::chunk_of(t, threads, total);
+        msm::for_set_bits(bitmap.data(), before.data(), bitmap.size(), ch.begin, ch.end,
+                          [&](uint64_t i) { visited.push_back(i); });
+    }
+    return visited;
+}
+
+}  // namespace cuzk

@@ -1,0 +1,193 @@
+// Entry points of the MSM and batch addition (declared in msm.hpp): argument
+// checks, resident arrays, streams and timing around cuda/msm/.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../msm/batch_add.cuh"
+#include "cuda_util.cuh"
+#include "cuzk-ffi/src/lib.rs.h"
+#include "msm.hpp"
+
+namespace cuzk {
+namespace {
+
+using ec::affine;
+using ec::jacobian;
+using ff::fp2_t;
+using ff::fp_t;
+using ff::fr_t;
+
+static_assert(sizeof(affine<fp_t>) == 96 && sizeof(affine<fp2_t>) == 192 && sizeof(fr_t) == 32,
+              "array elements must have blstrs' sizes");
+
+/// Device memory owned by a DeviceArray, freed on its own device.
+struct owned_memory {
+    int32_t device;
+    cuda::buffer<uint8_t> mem;
+};
+
+std::shared_ptr<void> own(int32_t device, uint64_t bytes) {
+    return std::shared_ptr<void>(new owned_memory{device, cuda::buffer<uint8_t>(bytes)}, [](void* p) {
+        auto* o = static_cast<owned_memory*>(p);
+        cudaSetDevice(o->device);
+        delete o;
+    });
+}
+
+uint8_t* data_of(const std::shared_ptr<void>& owner) { return static_cast<owned_memory*>(owner.get())->mem.get(); }
+
+uint64_t whole_elements(ArrayKind kind, size_t limbs, const char* what) {
+    const uint64_t bytes = uint64_t(limbs) * 8, elem = array_element_bytes(kind);
+    if (bytes % elem != 0)
+        throw_invalid(std::string(what) + ": " + std::to_string(limbs) + " limbs is not a whole number of " +
+                      std::to_string(elem / 8) + "-limb elements");
+    return bytes / elem;
+}
+
+class event {
+public:
+    event() { CUZK_CUDA(cudaEventCreate(&e_)); }
+    ~event() { cudaEventDestroy(e_); }
+    event(const event&) = delete;
+    event& operator=(const event&) = delete;
+    operator cudaEvent_t() const { return e_; }
+
+private:
+    cudaEvent_t e_{};
+};
+
+/// Elapsed device time of the work queued on a stream between construction
+/// and stop_ms(), which waits for it.
+class stream_timer {
+public:
+    explicit stream_timer(cudaStream_t s) : s_(s) { CUZK_CUDA(cudaEventRecord(start_, s_)); }
+
+    float stop_ms() {
+        CUZK_CUDA(cudaEventRecord(stop_, s_));
+        CUZK_CUDA(cudaEventSynchronize(stop_));
+        float ms = 0;
+        CUZK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+        return ms;
+    }
+
+private:
+    cudaStream_t s_;
+    event start_, stop_;
+};
+
+template <class T>
+void append_limbs(rust::Vec<uint64_t>& out, const T& value) {
+    static_assert(sizeof(T) % 8 == 0, "limb-sized values only");
+    uint64_t limbs[sizeof(T) / 8];
+    std::memcpy(limbs, &value, sizeof(T));
+    for (uint64_t l : limbs) out.push_back(l);
+}
+
+template <class F>
+MsmWindows run_msm(const DeviceArray& bases, const DeviceArray& scalars) {
+    const uint64_t n = scalars.len();
+    MsmWindows result{msm::window_bits_for(n), {}, 0.0f};
+    if (n == 0) return result;
+    cuda::stream s;
+    stream_timer timer(s);
+    std::vector<jacobian<F>> sums;
+    result.window_bits = msm::msm_windows<F>(static_cast<const affine<F>*>(bases.data()),
+                                             static_cast<const fr_t*>(scalars.data()), uint32_t(n), s, sums);
+    result.device_ms = timer.stop_ms();
+    result.sums.reserve(sums.size() * sizeof(jacobian<F>) / 8);
+    for (const auto& p : sums) append_limbs(result.sums, p);
+    return result;
+}
+
+template <class F>
+float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out) {
+    std::memset(out.data(), 0, out.size() * 8);
+    if (bitmap.empty()) return 0.0f;
+    cuda::stream s;
+    cuda::buffer<uint64_t> words(bitmap.size());
+    stream_timer timer(s);
+    CUZK_CUDA(cudaMemcpyAsync(words.get(), bitmap.data(), bitmap.size() * 8, cudaMemcpyHostToDevice, s));
+    const jacobian<F> sum =
+        msm::batch_add<F>(static_cast<const affine<F>*>(bases.data()), words.get(), bitmap.size(), s);
+    const float ms = timer.stop_ms();
+    std::memcpy(out.data(), &sum, sizeof(sum));
+    return ms;
+}
+
+template <class T>
+std::unique_ptr<DeviceArray> tile_as(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> pattern, uint64_t len) {
+    const uint64_t period = pattern.size() * 8 / sizeof(T);
+    auto owner = own(id, len * sizeof(T));
+    if (len > 0) {
+        cuda::stream s;
+        cuda::buffer<T> src(period);
+        CUZK_CUDA(cudaMemcpyAsync(src.get(), pattern.data(), period * sizeof(T), cudaMemcpyHostToDevice, s));
+        msm::tile_kernel<T><<<cuda::blocks_for(len, msm::THREADS), msm::THREADS, 0, s>>>(
+            src.get(), period, len, reinterpret_cast<T*>(data_of(owner)));
+        CUZK_LAUNCHED();
+        s.sync();
+    }
+    return std::make_unique<DeviceArray>(id, kind, len, data_of(owner), owner);
+}
+
+bool is_points(ArrayKind kind) { return kind == ArrayKind::G1Affine || kind == ArrayKind::G2Affine; }
+
+}  // namespace
+
+std::unique_ptr<DeviceArray> device_array_upload(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> data) {
+    const uint64_t len = whole_elements(kind, data.size(), "device_array_upload");
+    cuda::use_device(id);
+    const uint64_t bytes = data.size() * 8;
+    auto owner = own(id, bytes);
+    if (bytes > 0) CUZK_CUDA(cudaMemcpy(data_of(owner), data.data(), bytes, cudaMemcpyHostToDevice));
+    return std::make_unique<DeviceArray>(id, kind, len, data_of(owner), owner);
+}
+
+std::unique_ptr<DeviceArray> device_array_tile(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> pattern,
+                                               uint64_t len) {
+    if (whole_elements(kind, pattern.size(), "device_array_tile") == 0 && len > 0)
+        throw_invalid("device_array_tile: an empty pattern cannot fill a non-empty array");
+    cuda::use_device(id);
+    switch (kind) {
+        case ArrayKind::G1Affine: return tile_as<affine<fp_t>>(id, kind, pattern, len);
+        case ArrayKind::G2Affine: return tile_as<affine<fp2_t>>(id, kind, pattern, len);
+        case ArrayKind::Scalar: return tile_as<fr_t>(id, kind, pattern, len);
+    }
+    throw_invalid("device_array_tile: unknown array kind");
+}
+
+MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars) {
+    if (!is_points(bases.kind())) throw_invalid("msm_windows: bases must be an array of affine points");
+    if (scalars.kind() != ArrayKind::Scalar) throw_invalid("msm_windows: scalars must be an array of scalars");
+    if (bases.device() != scalars.device())
+        throw_invalid("msm_windows: bases are on device " + std::to_string(bases.device()) + ", scalars on device " +
+                      std::to_string(scalars.device()));
+    if (scalars.len() > bases.len())
+        throw_invalid("msm_windows: " + std::to_string(scalars.len()) + " scalars for " +
+                      std::to_string(bases.len()) + " bases");
+    if (scalars.len() >= (uint64_t(1) << 31))
+        throw_invalid("msm_windows: at most 2^31 - 1 points per MSM, got " + std::to_string(scalars.len()));
+    cuda::use_device(bases.device());
+    if (bases.kind() == ArrayKind::G1Affine) return run_msm<fp_t>(bases, scalars);
+    return run_msm<fp2_t>(bases, scalars);
+}
+
+float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out) {
+    if (!is_points(bases.kind())) throw_invalid("batch_add: bases must be an array of affine points");
+    const uint64_t len = bases.len();
+    if (bitmap.size() != (len + 63) / 64)
+        throw_invalid("batch_add: " + std::to_string(len) + " bases need " + std::to_string((len + 63) / 64) +
+                      " bitmap words, got " + std::to_string(bitmap.size()));
+    if (len % 64 != 0 && (bitmap[bitmap.size() - 1] >> (len % 64)) != 0)
+        throw_invalid("batch_add: the bitmap has bits set at or past the " + std::to_string(len) + " bases");
+    if (len >= (uint64_t(1) << 32)) throw_invalid("batch_add: at most 2^32 - 1 bases");
+    const bool g1 = bases.kind() == ArrayKind::G1Affine;
+    const size_t want = g1 ? sizeof(jacobian<fp_t>) : sizeof(jacobian<fp2_t>);
+    if (out.size() * 8 != want)
+        throw_invalid("batch_add: out must hold one Jacobian point of " + std::to_string(want / 8) + " limbs");
+    cuda::use_device(bases.device());
+    return g1 ? run_batch_add<fp_t>(bases, bitmap, out) : run_batch_add<fp2_t>(bases, bitmap, out);
+}
+
+}  // namespace cuzk

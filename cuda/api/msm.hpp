@@ -1,0 +1,89 @@
+// MSM and batch-addition entry points, and the resident device arrays they
+// read. No CUDA type appears here: the bridge (g++) includes this header, and
+// cpp/ host code can hold DeviceArrays without seeing the runtime.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "rust/cxx.h"
+
+namespace cuzk {
+
+// Shared with Rust; cxx defines them after this header is included.
+enum class ArrayKind : uint8_t;
+struct MsmWindows;
+
+/// Bytes of one element of an array kind (96 for G1 affine, 192 for G2
+/// affine, 32 for a scalar), as blstrs lays them out.
+uint64_t array_element_bytes(ArrayKind kind);
+
+/// Device memory that lives across calls: bases (the SRS kept on the GPU) or
+/// scalars, in blstrs' layout. It remembers its device so every call that
+/// reads it runs there; `owner` frees the memory on that device.
+class DeviceArray {
+public:
+    DeviceArray(int32_t device, ArrayKind kind, uint64_t len, void* data, std::shared_ptr<void> owner)
+        : device_(device), kind_(kind), len_(len), data_(data), owner_(std::move(owner)) {}
+
+    int32_t device() const { return device_; }
+    ArrayKind kind() const { return kind_; }
+    uint64_t len() const { return len_; }
+    void* data() const { return data_; }
+
+private:
+    int32_t device_;
+    ArrayKind kind_;
+    uint64_t len_;
+    void* data_;
+    std::shared_ptr<void> owner_;
+};
+
+/// Copies `data` (whole elements of `kind`, from pageable or pinned host
+/// memory) to a new array on device `id`.
+std::unique_ptr<DeviceArray> device_array_upload(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> data);
+
+/// A new array of `len` elements on device `id` repeating `pattern`: large
+/// inputs for benchmarks and memory tests without host memory or PCIe time.
+std::unique_ptr<DeviceArray> device_array_tile(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> pattern,
+                                               uint64_t len);
+
+/// Number of elements of an array.
+uint64_t device_array_len(const DeviceArray& array);
+
+/// Pippenger MSM of the first scalars.len() bases with those scalars, on the
+/// bases' device, up to the per-window sums (see MsmWindows).
+MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars);
+
+/// sum of bases[i] over the set bits i of `bitmap` (bit i of word i / 64;
+/// exactly ceil(len / 64) words, no bit at or past len) written to `out` as a
+/// Jacobian point in blstrs' layout; returns the device time in milliseconds.
+float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out);
+
+// Host test hooks (cpp/msm_hooks.cpp): the index logic of the kernels run on
+// the CPU, for tests without a GPU.
+
+/// The signed digits of the kernels' recoding for a scalar in blstrs'
+/// Montgomery limbs and a window width.
+rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_t window_bits);
+
+/// The window width the MSM picks for n points.
+uint32_t msm_window_bits(uint64_t n);
+
+/// The kernels' two-level bucket accumulation and window reduction run over
+/// the group of integers mod 2^64: `keys` sorted bucket keys, `values` their
+/// items, split over `threads` first-level threads; returns per bucket the
+/// sum of its values (`buckets` entries, wrapping) followed by, per window of
+/// `buckets_per_window` buckets reduced in segments of `segment_len`,
+/// sum_b (b + 1) bucket_b.
+rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Slice<const uint64_t> values,
+                                     uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
+                                     uint32_t segment_len);
+
+/// The batch-addition kernel's split of set-bit ranks over `threads` threads
+/// run on the CPU: returns the indices visited by thread 0, then thread 1, ...
+/// which must be every set bit once, in increasing order.
+rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmap, uint64_t threads);
+
+}  // namespace cuzk
