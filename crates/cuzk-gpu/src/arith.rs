@@ -29,11 +29,24 @@ pub fn host_field_op<F: KernelField>(op: FieldOp, a: &F, b: &F) -> Result<F, Gpu
     Ok(out[0])
 }
 
-/// The host copy of the Montgomery constants: (modulus, R, R^2, -p^-1 mod 2^32).
-pub fn host_field_constants<F: KernelField>() -> Result<(Vec<u64>, Vec<u64>, Vec<u64>, u32), GpuError> {
-    let (mut p, mut r, mut r2) = (vec![0; F::LIMBS], vec![0; F::LIMBS], vec![0; F::LIMBS]);
-    let m0 = ffi::field_constants(F::FIELD, &mut p, &mut r, &mut r2)?;
-    Ok((p, r, r2, m0))
+/// The Montgomery constants the kernels derived from a modulus, as u64 limbs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MontgomeryConstants {
+    /// p itself (canonical).
+    pub modulus: Vec<u64>,
+    /// R = 2^(64 limbs) mod p: Montgomery one.
+    pub one: Vec<u64>,
+    /// R^2 mod p: the factor into Montgomery form.
+    pub r2: Vec<u64>,
+    /// -p^-1 mod 2^32, the kernels' per-limb reduction factor.
+    pub m0: u32,
+}
+
+/// The constants the host build of the kernels' field code uses.
+pub fn host_field_constants<F: KernelField>() -> Result<MontgomeryConstants, GpuError> {
+    let (mut modulus, mut one, mut r2) = (vec![0; F::LIMBS], vec![0; F::LIMBS], vec![0; F::LIMBS]);
+    let m0 = ffi::field_constants(F::FIELD, &mut modulus, &mut one, &mut r2)?;
+    Ok(MontgomeryConstants { modulus, one, r2, m0 })
 }
 
 /// The primitive 2^log_n-th root of unity the NTT kernels derive.

@@ -51,13 +51,13 @@ fn modulus_of(p_minus_1_le: &[u8]) -> Vec<u64> {
 }
 
 fn check_constants<F: KernelField>(p_minus_1_le: &[u8], limbs: usize) {
-    let (p, r, r2, m0) = host_field_constants::<F>().unwrap();
-    assert_eq!(p, modulus_of(p_minus_1_le));
-    assert_eq!(r, as_limbs(&[F::ONE]));
+    let c = host_field_constants::<F>().unwrap();
+    assert_eq!(c.modulus, modulus_of(p_minus_1_le));
+    assert_eq!(c.one, as_limbs(&[F::ONE]));
     // 2^(64 limbs) mod p as a field element is R; its Montgomery form is R^2.
     let r_elem = (0..64 * limbs).fold(F::ONE, |x, _| x.double());
-    assert_eq!(r2, as_limbs(&[r_elem]));
-    assert_eq!((p[0] as u32).wrapping_mul(m0), u32::MAX, "m0 = -p^-1 mod 2^32");
+    assert_eq!(c.r2, as_limbs(&[r_elem]));
+    assert_eq!((c.modulus[0] as u32).wrapping_mul(c.m0), u32::MAX, "m0 = -p^-1 mod 2^32");
 }
 
 #[test]
@@ -111,7 +111,7 @@ where
     let q_aff = q.to_affine();
     // The same point as p with another Z: exercises the P+P branch.
     let p_again = (p + p) - p;
-    let cases: [(CurveOp, C::Jacobian, Vec<u64>, C::Jacobian); 8] = [
+    let cases = [
         (CurveOp::Add, p, as_limbs(&[q]).to_vec(), p + q),
         (CurveOp::Add, p, as_limbs(&[p_again]).to_vec(), p.double()),
         (CurveOp::Add, p, as_limbs(&[-p]).to_vec(), C::Jacobian::identity()),
