@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 const ARTIFACTS: &[Artifact] = &[
     Artifact { package: "cuzk-ffi", bench: None },
     Artifact { package: "cuzk-gpu", bench: None },
+    Artifact { package: "cuzk-gpu", bench: Some("kernels") },
 ];
 
 /// The bundle travels to the device machine with the working tree.

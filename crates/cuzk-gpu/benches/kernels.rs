@@ -1,0 +1,138 @@
+//! Kernel benchmarks on device 0, one JSON line per measurement: G1 MSM
+//! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
+//! and 0/1 batch addition at 50 % ones. Inputs are resident on the GPU;
+//! each figure is the median of 5 runs after one warm-up, timed with CUDA
+//! events (device_ms; allocation of temporaries excluded), next to the
+//! call's wall time.
+//!
+//! Bases are tiled on the device from 2^16 (G1) or 2^14 (G2) random points,
+//! and scalars from 2^20 - 3 random ones, so base i repeats every 2^16 but
+//! no (base, scalar) pair repeats below 2^36 points. Repeated bases cost the
+//! kernels the same as distinct ones. Without a GPU it exits non-zero,
+//! unless CUZK_ALLOW_NO_GPU=1.
+
+use blstrs::{G1Projective, G2Projective, Scalar};
+use cuzk_gpu::arith::{G1, G2};
+use cuzk_gpu::batch_add::batch_add_resident;
+use cuzk_gpu::msm::{msm_resident, DeviceRun, MsmCurve};
+use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError};
+use ff::Field;
+use group::Curve;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::time::Instant;
+
+const RUNS: usize = 5;
+const SCALAR_PERIOD: usize = (1 << 20) - 3;
+
+fn main() {
+    let device = match Device::open(0) {
+        Ok(d) => d,
+        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
+            eprintln!("no CUDA device: kernel benchmarks not run ({e})");
+            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
+            std::process::exit(if allowed { 0 } else { 1 });
+        }
+        Err(e) => panic!("opening device 0 failed: {e}"),
+    };
+    let info = device.info();
+    println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{}}}", info.name, info.sm_count, info.total_mem);
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6d736d);
+    let random: Vec<Scalar> = (0..SCALAR_PERIOD).map(|_| Scalar::random(&mut rng)).collect();
+    let bits: Vec<Scalar> = (0..SCALAR_PERIOD)
+        .map(|_| match rng.next_u32() % 100 {
+            0..=44 => Scalar::ZERO,
+            45..=94 => Scalar::ONE,
+            _ => Scalar::random(&mut rng),
+        })
+        .collect();
+
+    let g1 = DeviceBases::<G1>::tiled(&device, &points::<G1Projective>(&mut rng, 1 << 16), 1 << 27).unwrap();
+    for log in 16..=27 {
+        for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
+            bench_msm(&device, "msm_g1", name, &g1, pattern, log);
+        }
+    }
+    for log in [26, 27] {
+        bench_batch_add(&mut rng, "batch_add_g1", &g1, log);
+    }
+    drop(g1);
+
+    let g2 = DeviceBases::<G2>::tiled(&device, &points::<G2Projective>(&mut rng, 1 << 14), 1 << 24).unwrap();
+    for log in 16..=24 {
+        for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
+            bench_msm(&device, "msm_g2", name, &g2, pattern, log);
+        }
+    }
+    bench_batch_add(&mut rng, "batch_add_g2", &g2, 24);
+}
+
+/// n random affine points by a random walk and one batch normalisation.
+fn points<P: Curve<AffineRepr: Copy>>(rng: &mut ChaCha20Rng, n: usize) -> Vec<P::AffineRepr> {
+    let step = P::random(&mut *rng);
+    let mut p = P::random(&mut *rng);
+    let walk: Vec<P> = (0..n)
+        .map(|_| {
+            p = p.double() + step;
+            p
+        })
+        .collect();
+    let mut out = vec![P::identity().to_affine(); n];
+    P::batch_normalize(&walk, &mut out);
+    out
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+/// Warm-up, then RUNS timed runs: (median device ms, min device ms, median wall ms).
+fn timed<P>(mut run: impl FnMut() -> Result<DeviceRun<P>, GpuError>) -> Result<(f64, f64, f64), GpuError> {
+    run()?;
+    let (mut device, mut wall) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        let r = run()?;
+        wall.push(start.elapsed().as_secs_f64() * 1e3);
+        device.push(f64::from(r.device_ms));
+    }
+    let min = device.iter().copied().fold(f64::INFINITY, f64::min);
+    Ok((median(device), min, median(wall)))
+}
+
+fn report(bench: &str, scalars: &str, log: u32, result: Result<(f64, f64, f64), GpuError>) {
+    match result {
+        Ok((med, min, wall)) => println!(
+            "{{\"bench\":\"{bench}\",\"scalars\":\"{scalars}\",\"log_n\":{log},\"median_ms\":{med:.3},\"min_ms\":{min:.3},\"wall_ms\":{wall:.3},\"runs\":{RUNS}}}"
+        ),
+        Err(e) => println!("{{\"bench\":\"{bench}\",\"scalars\":\"{scalars}\",\"log_n\":{log},\"error\":\"{e}\"}}"),
+    }
+}
+
+fn bench_msm<C: MsmCurve>(
+    device: &Device,
+    bench: &str,
+    scalars: &str,
+    bases: &DeviceBases<C>,
+    pattern: &[Scalar],
+    log: u32,
+) {
+    let result = DeviceScalars::tiled(device, pattern, 1 << log)
+        .and_then(|s| timed(|| msm_resident(bases, &s)));
+    report(bench, scalars, log, result);
+}
+
+fn bench_batch_add<C: MsmCurve>(rng: &mut ChaCha20Rng, bench: &str, bases: &DeviceBases<C>, log: u32) {
+    let n = 1usize << log;
+    if n > bases.len() {
+        return;
+    }
+    // The bases array may be longer than n: the bitmap covers all of it,
+    // with ones (at random, half of them) only among the first n.
+    let mut bitmap = vec![0u64; bases.len().div_ceil(64)];
+    for word in bitmap.iter_mut().take(n / 64) {
+        *word = rng.next_u64();
+    }
+    report(bench, "half_ones", log, timed(|| batch_add_resident(bases, &bitmap)));
+}

@@ -1,0 +1,329 @@
+//! GPU tests of the MSM and batch-addition kernels against blstrs, on fresh
+//! random inputs each run (the seed is printed; CUZK_SEED fixes it).
+//!
+//! The same custom harness as tests/gpu.rs: without a GPU it prints
+//! "no CUDA device: N GPU tests not run" and exits non-zero, unless
+//! CUZK_ALLOW_NO_GPU=1 (CI builds this but has no GPU).
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use cuzk_gpu::arith::{G1, G2};
+use cuzk_gpu::batch_add::{batch_add, batch_add_resident};
+use cuzk_gpu::msm::{msm, msm_resident, MsmCurve};
+use cuzk_gpu::{msm_g1, Device, DeviceBases, DeviceScalars, GpuError};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+type Test = fn(&Device, &mut ChaCha20Rng);
+
+const TESTS: &[(&str, Test)] = &[
+    ("msm_small_sizes_match_naive_sum", msm_small_sizes_match_naive_sum),
+    ("msm_g1_up_to_2_22_matches_blst", msm_g1_up_to_2_22_matches_blst),
+    ("msm_g2_up_to_2_16_matches_blst", msm_g2_up_to_2_16_matches_blst),
+    ("msm_equal_scalars_fill_one_bucket", msm_equal_scalars_fill_one_bucket),
+    ("msm_empty_and_mismatched_inputs", msm_empty_and_mismatched_inputs),
+    ("msm_resident_prefixes_and_tiles", msm_resident_prefixes_and_tiles),
+    ("batch_add_matches_naive_sum", batch_add_matches_naive_sum),
+    ("batch_add_rejects_bad_bitmaps", batch_add_rejects_bad_bitmaps),
+    ("msm_out_of_memory_is_typed_and_recoverable", msm_out_of_memory_is_typed_and_recoverable),
+];
+
+fn main() {
+    let device = match Device::open(0) {
+        Ok(d) => d,
+        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
+            eprintln!("no CUDA device: {} GPU tests not run ({e})", TESTS.len());
+            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
+            std::process::exit(if allowed { 0 } else { 1 });
+        }
+        Err(e) => panic!("opening device 0 failed: {e}"),
+    };
+    let seed = std::env::var("CUZK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+    });
+    let info = device.info();
+    println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{},\"seed\":{seed}}}", info.name, info.sm_count, info.total_mem);
+    let mut failed = 0;
+    for (i, (name, test)) in TESTS.iter().enumerate() {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed.wrapping_add(i as u64));
+        let start = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| test(&device, &mut rng)));
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let result = if outcome.is_ok() { "pass" } else { "fail" };
+        failed += usize::from(outcome.is_err());
+        println!("{{\"test\":\"{name}\",\"result\":\"{result}\",\"ms\":{ms:.1},\"seed\":{seed}}}");
+    }
+    println!("{} GPU MSM tests: {} passed, {failed} failed", TESTS.len(), TESTS.len() - failed);
+    std::process::exit(i32::from(failed > 0));
+}
+
+/// A curve with the blstrs operations the references need.
+trait TestCurve: MsmCurve<Jacobian = Self::P, Affine = Self::A> {
+    type P: Group<Scalar = Scalar> + Curve<AffineRepr = Self::A> + std::fmt::Debug;
+    type A: PrimeCurveAffine<Curve = Self::P> + std::fmt::Debug;
+    fn multi_exp(points: &[Self::P], scalars: &[Scalar]) -> Self::P;
+}
+impl TestCurve for G1 {
+    type P = G1Projective;
+    type A = G1Affine;
+    fn multi_exp(points: &[G1Projective], scalars: &[Scalar]) -> G1Projective {
+        G1Projective::multi_exp(points, scalars)
+    }
+}
+impl TestCurve for G2 {
+    type P = G2Projective;
+    type A = G2Affine;
+    fn multi_exp(points: &[G2Projective], scalars: &[Scalar]) -> G2Projective {
+        G2Projective::multi_exp(points, scalars)
+    }
+}
+
+/// n distinct random points, cheaply: 64 random points, then a walk adding
+/// one of them (chosen at random) per step, then one batch normalisation.
+fn random_points<C: TestCurve>(rng: &mut ChaCha20Rng, n: usize) -> Vec<C::A> {
+    let seeds: Vec<C::P> = (0..64).map(|_| C::P::random(&mut *rng)).collect();
+    let mut walk = Vec::with_capacity(n);
+    let mut p = C::P::random(&mut *rng);
+    for _ in 0..n {
+        p += seeds[(rng.next_u32() % 64) as usize];
+        walk.push(p);
+    }
+    let mut out = vec![C::A::identity(); n];
+    C::P::batch_normalize(&walk, &mut out);
+    out
+}
+
+fn random_scalars(rng: &mut ChaCha20Rng, n: usize) -> Vec<Scalar> {
+    (0..n).map(|_| Scalar::random(&mut *rng)).collect()
+}
+
+/// Filecoin-like witnesses: mostly 0 and 1, some -1, a few full-width.
+fn bit_heavy_scalars(rng: &mut ChaCha20Rng, n: usize) -> Vec<Scalar> {
+    (0..n)
+        .map(|_| match rng.next_u32() % 100 {
+            0..=44 => Scalar::ZERO,
+            45..=89 => Scalar::ONE,
+            90..=94 => -Scalar::ONE,
+            _ => Scalar::random(&mut *rng),
+        })
+        .collect()
+}
+
+fn naive<C: TestCurve>(bases: &[C::A], scalars: &[Scalar]) -> C::P {
+    bases.iter().zip(scalars).fold(C::P::identity(), |acc, (b, s)| acc + b.to_curve() * s)
+}
+
+/// blst's MSM over the non-identity bases (the same sum).
+fn reference<C: TestCurve>(bases: &[C::A], scalars: &[Scalar]) -> C::P {
+    let (points, scalars): (Vec<C::P>, Vec<Scalar>) = bases
+        .iter()
+        .zip(scalars)
+        .filter(|(b, _)| !bool::from(b.is_identity()))
+        .map(|(b, s)| (b.to_curve(), *s))
+        .unzip();
+    if points.is_empty() {
+        C::P::identity()
+    } else {
+        C::multi_exp(&points, &scalars)
+    }
+}
+
+fn check_msm<C: TestCurve>(device: &Device, bases: &[C::A], scalars: &[Scalar], expected: C::P, what: &str) {
+    let got = msm::<C>(device, bases, scalars).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got, expected, "{what}: n = {}", bases.len());
+}
+
+/// Every edge at small n: zero, one and minus-one scalars, identity bases,
+/// a point repeated (doublings in a bucket), P next to -P (cancellation).
+fn small_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize) {
+    let mut bases = random_points::<C>(rng, n);
+    let mut scalars = random_scalars(rng, n);
+    for i in 0..n {
+        match rng.next_u32() % 8 {
+            0 => scalars[i] = Scalar::ZERO,
+            1 => scalars[i] = Scalar::ONE,
+            2 => scalars[i] = -Scalar::ONE,
+            3 => bases[i] = C::A::identity(),
+            4 if i > 0 => bases[i] = bases[i - 1],
+            5 if i > 0 => {
+                bases[i] = (-bases[i - 1].to_curve()).to_affine();
+                scalars[i] = scalars[i - 1];
+            }
+            _ => {}
+        }
+    }
+    check_msm::<C>(device, &bases, &scalars, naive::<C>(&bases, &scalars), "small edge case");
+    let ones = vec![Scalar::ONE; n];
+    check_msm::<C>(device, &bases, &ones, naive::<C>(&bases, &ones), "all ones");
+    let same = vec![bases[0]; n];
+    check_msm::<C>(device, &same, &scalars, naive::<C>(&same, &scalars), "one repeated base");
+}
+
+fn msm_small_sizes_match_naive_sum(device: &Device, rng: &mut ChaCha20Rng) {
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 65, 100, 257] {
+        small_case::<G1>(device, rng, n);
+        small_case::<G2>(device, rng, n);
+    }
+}
+
+fn power_sizes<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, logs: &[u32]) {
+    let max = (1usize << logs.iter().max().unwrap()) + 1;
+    let mut bases = random_points::<C>(rng, max);
+    for i in 0..64 {
+        let at = (rng.next_u64() as usize) % max;
+        bases[at] = if i % 2 == 0 { C::A::identity() } else { bases[(at + 1) % max] };
+    }
+    let random = random_scalars(rng, max);
+    let bits = bit_heavy_scalars(rng, max);
+    for &log in logs {
+        for n in [1usize << log, (1 << log) + 1] {
+            check_msm::<C>(device, &bases[..n], &random[..n], reference::<C>(&bases[..n], &random[..n]), "random");
+            check_msm::<C>(device, &bases[..n], &bits[..n], reference::<C>(&bases[..n], &bits[..n]), "bit-heavy");
+        }
+    }
+}
+
+fn msm_g1_up_to_2_22_matches_blst(device: &Device, rng: &mut ChaCha20Rng) {
+    power_sizes::<G1>(device, rng, &[6, 10, 13, 16, 19, 22]);
+}
+
+fn msm_g2_up_to_2_16_matches_blst(device: &Device, rng: &mut ChaCha20Rng) {
+    power_sizes::<G2>(device, rng, &[6, 10, 13, 16]);
+}
+
+/// All scalars equal: every point lands in the same bucket of each window,
+/// the most uneven split the accumulation can get.
+fn msm_equal_scalars_fill_one_bucket(device: &Device, rng: &mut ChaCha20Rng) {
+    let n = 1 << 17;
+    let bases = random_points::<G1>(rng, n);
+    let total: G1Projective = bases.iter().map(|b| b.to_curve()).sum();
+    for s in [Scalar::random(&mut *rng), Scalar::ONE, -Scalar::ONE, Scalar::from(3u64)] {
+        let scalars = vec![s; n];
+        check_msm::<G1>(device, &bases, &scalars, total * s, "equal scalars");
+    }
+    let bases = random_points::<G2>(rng, 1 << 12);
+    let total: G2Projective = bases.iter().map(|b| b.to_curve()).sum();
+    let s = Scalar::random(&mut *rng);
+    check_msm::<G2>(device, &bases, &vec![s; 1 << 12], total * s, "equal scalars, G2");
+}
+
+fn msm_empty_and_mismatched_inputs(device: &Device, rng: &mut ChaCha20Rng) {
+    assert_eq!(msm_g1(device, &[], &[]).unwrap(), G1Projective::identity());
+    let bases = random_points::<G1>(rng, 3);
+    let err = msm_g1(device, &bases, &random_scalars(rng, 2)).unwrap_err();
+    assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
+    let zeros = vec![Scalar::ZERO; 3];
+    assert_eq!(msm_g1(device, &bases, &zeros).unwrap(), G1Projective::identity());
+}
+
+fn msm_resident_prefixes_and_tiles(device: &Device, rng: &mut ChaCha20Rng) {
+    let bases = random_points::<G1>(rng, 5000);
+    let resident = DeviceBases::<G1>::upload(device, &bases).unwrap();
+    assert_eq!(resident.len(), 5000);
+    for n in [0usize, 1, 1000, 5000] {
+        let scalars = random_scalars(rng, n);
+        let got = msm_resident(&resident, &DeviceScalars::upload(device, &scalars).unwrap()).unwrap();
+        assert_eq!(got.sum, reference::<G1>(&bases[..n], &scalars), "prefix of {n}");
+    }
+    let too_many = DeviceScalars::upload(device, &random_scalars(rng, 5001)).unwrap();
+    assert!(matches!(msm_resident(&resident, &too_many), Err(GpuError::InvalidInput(_))));
+
+    // Tiles of coprime periods: base i is bases[i % 7], scalar i is pattern[i % 5].
+    let pattern = random_scalars(rng, 5);
+    let n = 100_003;
+    let tiled_bases = DeviceBases::<G1>::tiled(device, &bases[..7], n).unwrap();
+    let tiled_scalars = DeviceScalars::tiled(device, &pattern, n).unwrap();
+    let mut expected = G1Projective::identity();
+    let mut counts = [[0u64; 5]; 7];
+    for i in 0..n {
+        counts[i % 7][i % 5] += 1;
+    }
+    for (b, row) in counts.iter().enumerate() {
+        for (s, &count) in row.iter().enumerate() {
+            expected += bases[b].to_curve() * (pattern[s] * Scalar::from(count));
+        }
+    }
+    assert_eq!(msm_resident(&tiled_bases, &tiled_scalars).unwrap().sum, expected);
+    let g2 = random_points::<G2>(rng, 3);
+    let tiled_g2 = DeviceBases::<G2>::tiled(device, &g2, 10).unwrap();
+    let ones = vec![u64::MAX >> 54];
+    let sum: G2Projective = (0..10).map(|i| g2[i % 3].to_curve()).sum();
+    assert_eq!(batch_add_resident(&tiled_g2, &ones).unwrap().sum, sum);
+}
+
+fn bitmap(rng: &mut ChaCha20Rng, n: usize, pattern: u32) -> Vec<u64> {
+    let mut words = vec![0u64; n.div_ceil(64)];
+    for i in 0..n {
+        let set = match pattern {
+            0 => false,
+            1 => true,
+            2 => rng.next_u32() % 2 == 0,
+            3 => i < n / 2,
+            _ => rng.next_u32() % 97 == 0,
+        };
+        if set {
+            words[i / 64] |= 1 << (i % 64);
+        }
+    }
+    words
+}
+
+fn batch_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize) {
+    let mut bases = random_points::<C>(rng, n);
+    if n > 10 {
+        bases[n / 3] = C::A::identity();
+        bases[n / 2] = bases[n / 2 - 1];
+    }
+    for pattern in 0..5 {
+        let bits = bitmap(rng, n, pattern);
+        let expected: C::P =
+            (0..n).filter(|&i| (bits[i / 64] >> (i % 64)) & 1 == 1).map(|i| bases[i].to_curve()).sum();
+        let got = batch_add::<C>(device, &bases, &bits).unwrap();
+        assert_eq!(got, expected, "n = {n}, pattern {pattern}");
+    }
+}
+
+fn batch_add_matches_naive_sum(device: &Device, rng: &mut ChaCha20Rng) {
+    for n in [0, 1, 2, 63, 64, 65, 1000, (1 << 16) + 3, 1 << 20] {
+        batch_case::<G1>(device, rng, n);
+    }
+    for n in [0, 1, 65, 5000, 1 << 16] {
+        batch_case::<G2>(device, rng, n);
+    }
+}
+
+fn batch_add_rejects_bad_bitmaps(device: &Device, rng: &mut ChaCha20Rng) {
+    let bases = random_points::<G1>(rng, 70);
+    for bits in [vec![0u64; 1], vec![0u64; 3], vec![0, 1 << 6]] {
+        let err = batch_add::<G1>(device, &bases, &bits).unwrap_err();
+        assert!(matches!(err, GpuError::InvalidInput(_)), "{bits:?}: {err:?}");
+    }
+}
+
+/// An MSM that cannot fit fails with OutOfMemory and leaves the device
+/// usable: first a resident array larger than the device, then an MSM whose
+/// temporaries no longer fit next to a resident array filling the device.
+fn msm_out_of_memory_is_typed_and_recoverable(device: &Device, rng: &mut ChaCha20Rng) {
+    let pattern = random_points::<G1>(rng, 16);
+    let total = device.info().total_mem as usize;
+    let err = DeviceBases::<G1>::tiled(device, &pattern, total / 96 + 1).err().expect("larger than the device");
+    assert!(matches!(err, GpuError::OutOfMemory { .. }), "{err:?}");
+
+    let n = 1 << 20;
+    let bases = random_points::<G1>(rng, n);
+    let scalars = random_scalars(rng, n);
+    let expected = reference::<G1>(&bases, &scalars);
+    let resident_bases = DeviceBases::<G1>::upload(device, &bases).unwrap();
+    let resident_scalars = DeviceScalars::upload(device, &scalars).unwrap();
+    let free = cuzk_gpu::devices().unwrap()[0].free_mem as usize;
+    // Leave 512 MiB free: far less than the MSM's temporaries need.
+    let hog = DeviceBases::<G1>::tiled(device, &pattern, free.saturating_sub(512 << 20) / 96).unwrap();
+    let err = msm_resident(&resident_bases, &resident_scalars).unwrap_err();
+    assert!(matches!(err, GpuError::OutOfMemory { .. }), "{err:?}");
+    drop(hog);
+    assert_eq!(msm_resident(&resident_bases, &resident_scalars).unwrap().sum, expected);
+}
