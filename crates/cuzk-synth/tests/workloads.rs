@@ -76,7 +76,21 @@ fn mul_chain_is_one_constraint_per_step() {
         assert!(cs.verify(&chain.public_inputs()));
     }
     let cs = TestConstraintSystem::<Scalar>::synthesize(MulChain::<Scalar>::new(4, 9)).unwrap();
-    assert_eq!(cs.hash(), "f99e126a65c68c76dde0b101f24b219026f2f314ab38eced5c70945cd59d20a7");
+    assert_eq!(cs.hash(), "56136828a10f0862d25163f4989340fe42018dc4eb53863922dc84d162881aa5");
+}
+
+/// Parameters are made for a circuit's shape; a witness from another seed must
+/// have the same shape or its proofs cannot verify.
+#[test]
+fn workload_shapes_do_not_depend_on_the_witness_seed() {
+    for w in Workload::ALL {
+        let hash = |seed| {
+            TestConstraintSystem::<Scalar>::synthesize(w.circuit::<Scalar>(3, seed).unwrap())
+                .unwrap()
+                .hash()
+        };
+        assert_eq!(hash(1), hash(2), "{w}");
+    }
 }
 
 #[test]

@@ -4,9 +4,13 @@ use rand_core::SeedableRng;
 
 use crate::{Circuit, ConstraintSystem, SynthesisError};
 
+/// Seeds the circuit constant `c`: fixed, so the circuit does not depend on the witness.
+const CONSTANT_SEED: u64 = 0x6d75_6c2d_6368_6169;
+
 /// The "mul-chain N" workload: `x_{i+1} = x_i · (x_i + c)` for N steps, one
-/// constraint each, `x_0` private and random, `c` a random constant, `x_N`
-/// the only public input. Every witness value is a full-width scalar: the
+/// constraint each, `x_0` private and random, `c` a random constant fixed for
+/// the workload (it is part of the circuit, so every witness must share it or
+/// parameters made for one would not prove another), `x_N` the only public input. Every witness value is a full-width scalar: the
 /// worst case for provers that split off zeros and ones.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MulChain<S: PrimeField> {
@@ -16,15 +20,14 @@ pub struct MulChain<S: PrimeField> {
 }
 
 impl<S: PrimeField> MulChain<S> {
-    /// A chain of `n` steps with `c` and `x_0` drawn from `seed`.
+    /// A chain of `n` steps with `x_0` drawn from `seed`.
     ///
     /// # Panics
     /// If `n` is zero.
     pub fn new(n: usize, seed: u64) -> Self {
         assert!(n > 0, "a mul chain has at least one step");
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let c = S::random(&mut rng);
-        let x0 = S::random(&mut rng);
+        let c = S::random(&mut ChaCha20Rng::seed_from_u64(CONSTANT_SEED));
+        let x0 = S::random(&mut ChaCha20Rng::seed_from_u64(seed));
         MulChain { n, x0, c }
     }
 
