@@ -1,0 +1,644 @@
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use blstrs::Scalar;
+use cuzk_groth16::{Parameters, PointChecks, Proof};
+use cuzk_synth::ProvingAssignment;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use crate::backend::{self, BackendChoice, ProveBackend};
+use crate::budget::MemoryBudget;
+use crate::dropper::Dropper;
+use crate::job::{Job, JobId, JobResult, Priority, Synthesize, Timings};
+use crate::srs::{LoadProgress, SrsCache};
+use crate::timeline::{Event, Timeline};
+use crate::EngineError;
+
+/// How an engine is built. The library reads no environment variables: every
+/// knob is here.
+pub struct Config {
+    /// Which backend proves (ignored when `backends` is given).
+    pub backend: BackendChoice,
+    /// Explicit backends, one per device (tests use simulated CPU devices).
+    pub backends: Option<Vec<Arc<dyn ProveBackend>>>,
+    /// Threads synthesizing partitions (each synthesis is itself sequential).
+    pub synthesis_workers: usize,
+    /// Prove workers per device; the device lock is held only around kernel work.
+    pub workers_per_device: usize,
+    /// Most partitions of one job proved in one backend call.
+    pub max_batch: usize,
+    /// Bytes for resident parameters, witnesses, a/b/c and backend temporaries.
+    pub memory_budget: u64,
+    /// Checks applied to points when a parameter file loads.
+    pub point_checks: PointChecks,
+    /// Verify every proof before returning it.
+    pub self_check: bool,
+    /// Where to write the JSON-lines timeline, if anywhere.
+    pub timeline: Option<Box<dyn Write + Send>>,
+    /// Called while parameter files load.
+    pub load_progress: Option<LoadProgress>,
+    /// Seed for r and s (tests compare backends on equal randomness); fresh
+    /// entropy when `None`.
+    pub rng_seed: Option<u64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        Config {
+            backend: BackendChoice::Auto,
+            backends: None,
+            synthesis_workers: cores.clamp(1, 8),
+            workers_per_device: 1,
+            max_batch: 16,
+            memory_budget: default_memory_budget(),
+            point_checks: PointChecks::OnCurve,
+            self_check: false,
+            timeline: None,
+            load_progress: None,
+            rng_seed: None,
+        }
+    }
+}
+
+/// Three quarters of physical memory (read from /proc/meminfo), or 16 GiB
+/// where that cannot be read.
+pub fn default_memory_budget() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+    });
+    total_kib.map(|k| k * 1024 / 4 * 3).unwrap_or(16 << 30)
+}
+
+/// Where a job stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Accepted; some partitions are still waiting or running.
+    Running {
+        /// Partitions synthesized so far.
+        synthesized: usize,
+        /// Partitions proved so far.
+        proved: usize,
+        /// Partitions in the job.
+        total: usize,
+    },
+    /// Ended, with proofs or an error (the handle has the outcome).
+    Finished,
+}
+
+/// Backend temporaries are assumed to take as much again as the witness and
+/// a/b/c they work on (the CPU prover's coset vectors, the GPU host's split
+/// vectors and pinned staging).
+const TEMPORARIES_FACTOR: u64 = 2;
+
+/// The proving engine. Dropping it fails every unfinished job with
+/// [`EngineError::Shutdown`] and joins its threads.
+pub struct Engine {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+    backend_names: Vec<String>,
+}
+
+/// Waits for, cancels and inspects one submitted job.
+pub struct JobHandle {
+    id: JobId,
+    rx: Receiver<Result<JobResult, EngineError>>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+    srs: SrsCache,
+    dropper: Dropper,
+    timeline: Option<Timeline>,
+    backends: Vec<Arc<dyn ProveBackend>>,
+    device_locks: Vec<Mutex<()>>,
+    max_batch: usize,
+    self_check: bool,
+}
+
+struct State {
+    shutdown: bool,
+    next_id: JobId,
+    pending: BinaryHeap<Pending>,
+    ready: Vec<Ready>,
+    jobs: HashMap<JobId, JobState>,
+    budget: MemoryBudget,
+    srs_reserved: HashMap<PathBuf, u64>,
+    rng: StdRng,
+}
+
+struct JobState {
+    params: PathBuf,
+    priority: Priority,
+    proofs: Vec<Option<Proof>>,
+    synthesized: usize,
+    submitted: Instant,
+    first_synth: Option<Instant>,
+    timings: Timings,
+    backends: BTreeSet<String>,
+    done: SyncSender<Result<JobResult, EngineError>>,
+}
+
+/// A partition waiting for synthesis; the heap pops the highest priority,
+/// then the oldest job, then the lowest partition index.
+struct Pending {
+    priority: Priority,
+    job: JobId,
+    part: usize,
+    synthesize: Synthesize,
+}
+
+struct Ready {
+    priority: Priority,
+    job: JobId,
+    part: usize,
+    assignment: ProvingAssignment<Scalar>,
+    reserved: u64,
+}
+
+impl Pending {
+    fn key(&self) -> (Priority, Reverse<JobId>, Reverse<usize>) {
+        (self.priority, Reverse(self.job), Reverse(self.part))
+    }
+}
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl Engine {
+    /// Starts the engine's workers. Fails only when the configured backend is
+    /// unavailable here (e.g. a GPU was asked for and none is present).
+    pub fn new(mut config: Config) -> Result<Engine, EngineError> {
+        let (backends, _) = match config.backends.take() {
+            Some(b) if !b.is_empty() => (b, "given".to_string()),
+            Some(_) => return Err(EngineError::BackendUnavailable("no backend given".into())),
+            None => backend::select(config.backend)?,
+        };
+        let backend_names = backends.iter().map(|b| b.name()).collect();
+        let rng = match config.rng_seed {
+            Some(seed) => StdRng::seed_from_u64(seed),
+            None => StdRng::from_entropy(),
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                shutdown: false,
+                next_id: 0,
+                pending: BinaryHeap::new(),
+                ready: Vec::new(),
+                jobs: HashMap::new(),
+                budget: MemoryBudget::new(config.memory_budget),
+                srs_reserved: HashMap::new(),
+                rng,
+            }),
+            wake: Condvar::new(),
+            srs: SrsCache::new(config.point_checks, config.load_progress.take()),
+            dropper: Dropper::new(),
+            timeline: config.timeline.take().map(Timeline::new),
+            device_locks: backends.iter().map(|_| Mutex::new(())).collect(),
+            backends,
+            max_batch: config.max_batch.max(1),
+            self_check: config.self_check,
+        });
+        let mut threads = Vec::new();
+        for i in 0..config.synthesis_workers.max(1) {
+            let s = shared.clone();
+            threads.push(spawn(format!("cuzk-synth-{i}"), move || synth_worker(&s)));
+        }
+        for d in 0..shared.backends.len() {
+            for w in 0..config.workers_per_device.max(1) {
+                let s = shared.clone();
+                threads.push(spawn(format!("cuzk-prove-{d}.{w}"), move || prove_worker(&s, d)));
+            }
+        }
+        Ok(Engine { shared, threads, backend_names })
+    }
+
+    /// The devices proofs run on (`cpu`, `cuda:0`, ...).
+    pub fn backends(&self) -> &[String] {
+        &self.backend_names
+    }
+
+    /// Queues a job; its partitions start synthesizing as soon as workers and
+    /// memory allow.
+    pub fn submit(&self, job: Job) -> Result<JobHandle, EngineError> {
+        if job.is_empty() {
+            return Err(EngineError::EmptyJob);
+        }
+        let (tx, rx) = sync_channel(1);
+        let mut st = self.shared.lock();
+        if st.shutdown {
+            return Err(EngineError::Shutdown);
+        }
+        let id = st.next_id;
+        st.next_id += 1;
+        let n = job.partitions.len();
+        for (part, synthesize) in job.partitions.into_iter().enumerate() {
+            st.pending.push(Pending { priority: job.priority, job: id, part, synthesize });
+        }
+        st.jobs.insert(
+            id,
+            JobState {
+                params: job.params,
+                priority: job.priority,
+                proofs: vec![None; n],
+                synthesized: 0,
+                submitted: Instant::now(),
+                first_synth: None,
+                timings: Timings::default(),
+                backends: BTreeSet::new(),
+                done: tx,
+            },
+        );
+        drop(st);
+        self.shared.record(Event::Submit, id, &[], None);
+        self.shared.wake.notify_all();
+        Ok(JobHandle { id, rx, shared: self.shared.clone() })
+    }
+
+    /// Bytes of the memory budget reserved right now.
+    pub fn memory_in_use(&self) -> u64 {
+        self.shared.lock().budget.used()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        {
+            let mut st = self.shared.lock();
+            st.shutdown = true;
+            let ids: Vec<JobId> = st.jobs.keys().copied().collect();
+            for id in ids {
+                self.shared.fail(&mut st, id, EngineError::Shutdown);
+            }
+        }
+        self.shared.wake.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl JobHandle {
+    /// The job's id.
+    pub fn id(&self) -> JobId {
+        self.id
+    }
+
+    /// Blocks until the job ends.
+    pub fn wait(self) -> Result<JobResult, EngineError> {
+        self.rx.recv().unwrap_or(Err(EngineError::Shutdown))
+    }
+
+    /// Cancels the job at whatever stage it is; its queued work is dropped,
+    /// work already running finishes and is discarded. No effect once ended.
+    pub fn cancel(&self) {
+        let mut st = self.shared.lock();
+        if st.jobs.contains_key(&self.id) {
+            self.shared.fail(&mut st, self.id, EngineError::Cancelled);
+        }
+        drop(st);
+        self.shared.wake.notify_all();
+    }
+
+    /// Where the job stands.
+    pub fn status(&self) -> JobStatus {
+        let st = self.shared.lock();
+        match st.jobs.get(&self.id) {
+            Some(j) => JobStatus::Running {
+                synthesized: j.synthesized,
+                proved: j.proofs.iter().filter(|p| p.is_some()).count(),
+                total: j.proofs.len(),
+            },
+            None => JobStatus::Finished,
+        }
+    }
+}
+
+fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
+    std::thread::Builder::new().name(name).spawn(f).expect("spawning an engine thread")
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.wake.wait(guard).unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn record(&self, event: Event, job: JobId, parts: &[usize], device: Option<&str>) {
+        if let Some(t) = &self.timeline {
+            t.record(event, job, parts, device);
+        }
+    }
+
+    /// Ends a job with an error: its queued partitions are dropped when popped,
+    /// its synthesized ones are freed in the background.
+    fn fail(&self, st: &mut State, id: JobId, err: EngineError) {
+        let Some(job) = st.jobs.remove(&id) else { return };
+        let mut i = 0;
+        while i < st.ready.len() {
+            if st.ready[i].job == id {
+                let r = st.ready.swap_remove(i);
+                st.budget.release(r.reserved);
+                self.dropper.drop_then(r.assignment, || {});
+            } else {
+                i += 1;
+            }
+        }
+        let _ = job.done.send(Err(err));
+        self.record(Event::Done, id, &[], None);
+    }
+
+    /// Bytes one partition of a circuit matching `params` holds: its witness,
+    /// a/b/c, density bitsets, and the backend's temporaries.
+    fn partition_bytes(params: &Parameters) -> u64 {
+        let domain = params.h.len() as u64 + 1;
+        let vars = (params.vk.ic.len() + params.l.len()) as u64;
+        (3 * domain + vars) * 32 * TEMPORARIES_FACTOR + vars / 2
+    }
+
+    /// Reserves the resident bytes of a parameter file the first time it is
+    /// needed, evicting unused files if that makes room.
+    fn reserve_srs(&self, st: &mut State, path: &PathBuf) -> Result<(), EngineError> {
+        if st.srs_reserved.contains_key(path) {
+            return Ok(());
+        }
+        let bytes = SrsCache::resident_bytes(path)
+            .map_err(|message| EngineError::Params { path: path.clone(), message })?;
+        while !st.budget.try_reserve(bytes) {
+            match self.srs.evict_one(path) {
+                Some(_) => {
+                    let evicted: Vec<PathBuf> = st
+                        .srs_reserved
+                        .keys()
+                        .filter(|p| !self.srs.contains(p))
+                        .cloned()
+                        .collect();
+                    for p in evicted {
+                        let b = st.srs_reserved.remove(&p).unwrap_or(0);
+                        st.budget.release(b);
+                    }
+                }
+                None => {
+                    return Err(EngineError::TooLarge { needed: bytes, budget: st.budget.total() })
+                }
+            }
+        }
+        st.srs_reserved.insert(path.clone(), bytes);
+        Ok(())
+    }
+}
+
+fn synth_worker(s: &Shared) {
+    loop {
+        let mut st = s.lock();
+        let task = loop {
+            if st.shutdown {
+                return;
+            }
+            match st.pending.pop() {
+                Some(t) if st.jobs.contains_key(&t.job) => break t,
+                Some(_) => continue,
+                None => st = s.wait(st),
+            }
+        };
+        let path = st.jobs[&task.job].params.clone();
+        if let Err(e) = s.reserve_srs(&mut st, &path) {
+            s.fail(&mut st, task.job, e);
+            continue;
+        }
+        drop(st);
+
+        let (params, srs_ms) = match s.srs.get(&path) {
+            Ok(p) => p,
+            Err(message) => {
+                let mut st = s.lock();
+                if let Some(b) = st.srs_reserved.remove(&path) {
+                    st.budget.release(b);
+                }
+                s.fail(&mut st, task.job, EngineError::Params { path, message });
+                continue;
+            }
+        };
+        let bytes = Shared::partition_bytes(&params);
+        drop(params);
+
+        let mut st = s.lock();
+        loop {
+            if st.shutdown || !st.jobs.contains_key(&task.job) {
+                break;
+            }
+            if st.budget.try_reserve(bytes) {
+                break;
+            }
+            let srs_bytes: u64 = st.srs_reserved.values().sum();
+            if bytes > st.budget.total().saturating_sub(srs_bytes) {
+                let needed = bytes + st.srs_reserved.get(&path).copied().unwrap_or(0);
+                let budget = st.budget.total();
+                s.fail(&mut st, task.job, EngineError::TooLarge { needed, budget });
+                break;
+            }
+            st = s.wait(st);
+        }
+        let Some(job) = st.jobs.get_mut(&task.job) else { continue };
+        job.timings.srs_ms = job.timings.srs_ms.max(srs_ms);
+        job.first_synth.get_or_insert_with(|| {
+            let now = Instant::now();
+            job.timings.queue_ms = (now - job.submitted).as_secs_f64() * 1e3;
+            now
+        });
+        drop(st);
+
+        s.record(Event::SynthStart, task.job, &[task.part], None);
+        let start = Instant::now();
+        let result = (task.synthesize)();
+        let synth_ms = ms_since(start);
+        s.record(Event::SynthEnd, task.job, &[task.part], None);
+
+        let mut st = s.lock();
+        match (result, st.jobs.get_mut(&task.job)) {
+            (Ok(assignment), Some(job)) => {
+                job.timings.synth_ms += synth_ms;
+                job.synthesized += 1;
+                let priority = job.priority;
+                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved: bytes });
+            }
+            (Err(e), Some(_)) => {
+                st.budget.release(bytes);
+                let err = EngineError::Synthesis { partition: task.part, message: e.to_string() };
+                s.fail(&mut st, task.job, err);
+            }
+            (Ok(assignment), None) => {
+                st.budget.release(bytes);
+                s.dropper.drop_then(assignment, || {});
+            }
+            (Err(_), None) => st.budget.release(bytes),
+        }
+        drop(st);
+        s.wake.notify_all();
+    }
+}
+
+/// Takes the ready partitions of the most urgent job (highest priority, then
+/// oldest), at most `max` of them, lowest partition first.
+fn take_batch(ready: &mut Vec<Ready>, max: usize) -> Vec<Ready> {
+    let Some(best) = ready.iter().map(|r| (r.priority, Reverse(r.job))).max() else {
+        return Vec::new();
+    };
+    let job = best.1 .0;
+    let mut mine: Vec<Ready> = Vec::new();
+    let mut i = 0;
+    while i < ready.len() {
+        if ready[i].job == job {
+            mine.push(ready.swap_remove(i));
+        } else {
+            i += 1;
+        }
+    }
+    mine.sort_by_key(|r| r.part);
+    let rest = mine.split_off(mine.len().min(max));
+    ready.extend(rest);
+    mine
+}
+
+fn prove_worker(s: &Shared, device: usize) {
+    let backend = s.backends[device].clone();
+    let name = backend.name();
+    loop {
+        let mut st = s.lock();
+        let batch = loop {
+            if st.shutdown {
+                return;
+            }
+            let b = take_batch(&mut st.ready, s.max_batch);
+            if !b.is_empty() {
+                break b;
+            }
+            st = s.wait(st);
+        };
+        let job_id = batch[0].job;
+        let Some(path) = st.jobs.get(&job_id).map(|j| j.params.clone()) else {
+            for r in batch {
+                st.budget.release(r.reserved);
+                s.dropper.drop_then(r.assignment, || {});
+            }
+            continue;
+        };
+        let randomness: Vec<(Scalar, Scalar)> = batch
+            .iter()
+            .map(|_| {
+                (
+                    cuzk_groth16::random_nonzero_scalar(&mut st.rng),
+                    cuzk_groth16::random_nonzero_scalar(&mut st.rng),
+                )
+            })
+            .collect();
+        drop(st);
+
+        let parts: Vec<usize> = batch.iter().map(|r| r.part).collect();
+        let reserved: u64 = batch.iter().map(|r| r.reserved).sum();
+        let assignments: Vec<ProvingAssignment<Scalar>> =
+            batch.into_iter().map(|r| r.assignment).collect();
+
+        let outcome = s.srs.get(&path).map_err(|message| EngineError::Params { path, message }).and_then(
+            |(params, _)| {
+                s.record(Event::ProveStart, job_id, &parts, Some(&name));
+                let start = Instant::now();
+                let out = {
+                    let _device = s.device_locks[device].lock().unwrap_or_else(|p| p.into_inner());
+                    backend.prove(&params, &assignments, &randomness)
+                };
+                let prove_ms = ms_since(start);
+                s.record(Event::ProveEnd, job_id, &parts, Some(&name));
+                let out = out.map_err(|message| EngineError::Prove { backend: name.clone(), message })?;
+                if s.self_check {
+                    self_check(&params, &assignments, &out.proofs)
+                        .map_err(|message| EngineError::Prove { backend: name.clone(), message })?;
+                }
+                Ok((out.proofs, prove_ms))
+            },
+        );
+
+        s.dropper.drop_then(assignments, move || {});
+        let mut st = s.lock();
+        st.budget.release(reserved);
+        match outcome {
+            Ok((proofs, prove_ms)) => {
+                if let Some(job) = st.jobs.get_mut(&job_id) {
+                    job.timings.prove_ms += prove_ms;
+                    job.backends.insert(name.clone());
+                    for (part, proof) in parts.iter().zip(proofs) {
+                        job.proofs[*part] = Some(proof);
+                    }
+                    if job.proofs.iter().all(Option::is_some) {
+                        finish(s, &mut st, job_id);
+                    }
+                }
+            }
+            Err(e) => s.fail(&mut st, job_id, e),
+        }
+        drop(st);
+        s.wake.notify_all();
+    }
+}
+
+fn finish(s: &Shared, st: &mut State, id: JobId) {
+    let Some(mut job) = st.jobs.remove(&id) else { return };
+    job.timings.total_ms = ms_since(job.submitted);
+    let result = JobResult {
+        id,
+        proofs: job.proofs.into_iter().flatten().collect(),
+        timings: job.timings,
+        backend: job.backends.into_iter().collect::<Vec<_>>().join("+"),
+    };
+    let _ = job.done.send(Ok(result));
+    s.record(Event::Done, id, &[], None);
+}
+
+/// Verifies a batch's proofs against the inputs they were made for.
+fn self_check(
+    params: &Parameters,
+    assignments: &[ProvingAssignment<Scalar>],
+    proofs: &[Proof],
+) -> Result<(), String> {
+    let pvk = cuzk_groth16::prepare_verifying_key(&params.vk);
+    for (i, (a, p)) in assignments.iter().zip(proofs).enumerate() {
+        match cuzk_groth16::verify_proof(&pvk, p, &a.input_assignment[1..]) {
+            Ok(true) => {}
+            Ok(false) => return Err(format!("self-check: proof {i} of the batch does not verify")),
+            Err(e) => return Err(format!("self-check: proof {i}: {e}")),
+        }
+    }
+    Ok(())
+}

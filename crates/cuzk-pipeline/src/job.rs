@@ -1,0 +1,121 @@
+use std::fmt;
+use std::path::PathBuf;
+
+use blstrs::Scalar;
+use cuzk_groth16::Proof;
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
+
+/// Identifies a job within one engine.
+pub type JobId = u64;
+
+/// Scheduling priority. Work of a higher priority is synthesized and proved
+/// before any queued work of a lower one, so a critical job never waits behind
+/// another job's queued partitions (only behind work already running).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Priority {
+    /// Background work.
+    Low,
+    /// The default.
+    #[default]
+    Normal,
+    /// Ahead of normal work.
+    High,
+    /// Ahead of everything queued.
+    Critical,
+}
+
+/// Synthesis of one partition, deferred until a worker runs it.
+pub(crate) type Synthesize =
+    Box<dyn FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send>;
+
+/// A proof request: one or more circuits (partitions) proved against one
+/// parameter file. The proofs come back in partition order.
+pub struct Job {
+    pub(crate) params: PathBuf,
+    pub(crate) priority: Priority,
+    pub(crate) partitions: Vec<Synthesize>,
+}
+
+impl Job {
+    /// A job against the parameters in `params`.
+    pub fn new(params: impl Into<PathBuf>) -> Self {
+        Job { params: params.into(), priority: Priority::Normal, partitions: Vec::new() }
+    }
+
+    /// Sets the priority.
+    pub fn priority(mut self, priority: Priority) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Adds a partition.
+    pub fn partition<C: Circuit<Scalar> + Send + 'static>(mut self, circuit: C) -> Self {
+        self.partitions.push(Box::new(move || ProvingAssignment::synthesize(circuit)));
+        self
+    }
+
+    /// Adds a partition whose synthesis is an arbitrary closure (used by tests
+    /// to inject failures, and by callers with their own synthesis path).
+    pub fn partition_with(
+        mut self,
+        synthesize: impl FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send + 'static,
+    ) -> Self {
+        self.partitions.push(Box::new(synthesize));
+        self
+    }
+
+    /// Number of partitions.
+    pub fn len(&self) -> usize {
+        self.partitions.len()
+    }
+
+    /// True when the job has no partitions.
+    pub fn is_empty(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+/// Where a job's time went, in milliseconds.
+///
+/// `total_ms` is wall clock from submission to the last proof. `queue_ms` is
+/// the wait before the first partition started synthesizing, `srs_ms` the time
+/// this job spent waiting for its parameters to load (0 on a cache hit).
+/// `synth_ms` and `prove_ms` add up the job's synthesis and prove intervals
+/// over its partitions; with overlap and several workers they can exceed the
+/// wall-clock total, which is the point of the engine.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// Submission to first synthesis start.
+    pub queue_ms: f64,
+    /// Parameter loading this job waited for.
+    pub srs_ms: f64,
+    /// Sum of the partitions' synthesis times.
+    pub synth_ms: f64,
+    /// Sum of the backend's prove calls for this job.
+    pub prove_ms: f64,
+    /// Submission to completion, wall clock.
+    pub total_ms: f64,
+}
+
+impl fmt::Display for Timings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "timings: total={:.1} ms (queue={:.1} ms, srs={:.1} ms, synth={:.1} ms, gpu={:.1} ms)",
+            self.total_ms, self.queue_ms, self.srs_ms, self.synth_ms, self.prove_ms
+        )
+    }
+}
+
+/// A finished job.
+#[derive(Clone, Debug)]
+pub struct JobResult {
+    /// The job.
+    pub id: JobId,
+    /// One proof per partition, in partition order.
+    pub proofs: Vec<Proof>,
+    /// Where the time went.
+    pub timings: Timings,
+    /// The backend that proved it (`cpu`, `cuda:0`, ...; several joined by `+`).
+    pub backend: String,
+}

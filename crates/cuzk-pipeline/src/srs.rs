@@ -1,0 +1,106 @@
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use cuzk_groth16::{Parameters, PointChecks};
+
+/// Reports loading progress: (file, bytes done, bytes total).
+pub type LoadProgress = Arc<dyn Fn(&Path, u64, u64) + Send + Sync>;
+
+type Slot = Arc<OnceLock<Result<Arc<Parameters>, String>>>;
+
+struct Entry {
+    slot: Slot,
+    bytes: u64,
+    last_used: u64,
+}
+
+/// Parameter files loaded once and kept resident.
+///
+/// Concurrent requests for one file wait for a single load. Entries are
+/// evicted least-recently-used first, and only while no job holds them.
+pub struct SrsCache {
+    entries: Mutex<HashMap<PathBuf, Entry>>,
+    clock: Mutex<u64>,
+    checks: PointChecks,
+    progress: Option<LoadProgress>,
+}
+
+impl SrsCache {
+    /// An empty cache that loads with the given point checks.
+    pub fn new(checks: PointChecks, progress: Option<LoadProgress>) -> Self {
+        SrsCache { entries: Mutex::new(HashMap::new()), clock: Mutex::new(0), checks, progress }
+    }
+
+    /// Bytes a file will take once resident (its length: points are stored
+    /// uncompressed, the same size they take in memory).
+    pub fn resident_bytes(path: &Path) -> Result<u64, String> {
+        std::fs::metadata(path).map(|m| m.len()).map_err(|e| e.to_string())
+    }
+
+    /// The parameters in `path`, loading them if needed, and the milliseconds
+    /// this call waited for a load (0 on a hit).
+    pub fn get(&self, path: &Path) -> Result<(Arc<Parameters>, f64), String> {
+        let slot = {
+            let tick = self.tick();
+            let mut entries = self.entries.lock().expect("srs cache lock");
+            let entry = entries.entry(path.to_path_buf()).or_insert_with(|| Entry {
+                slot: Arc::new(OnceLock::new()),
+                bytes: Self::resident_bytes(path).unwrap_or(0),
+                last_used: tick,
+            });
+            entry.last_used = tick;
+            entry.slot.clone()
+        };
+        if let Some(hit) = slot.get() {
+            return hit.clone().map(|p| (p, 0.0));
+        }
+        let start = Instant::now();
+        let loaded = slot.get_or_init(|| self.load(path)).clone();
+        let waited = start.elapsed().as_secs_f64() * 1e3;
+        if loaded.is_err() {
+            self.entries.lock().expect("srs cache lock").remove(path);
+        }
+        loaded.map(|p| (p, waited))
+    }
+
+    /// Whether `path` is resident (or loading).
+    pub fn contains(&self, path: &Path) -> bool {
+        self.entries.lock().expect("srs cache lock").contains_key(path)
+    }
+
+    /// Evicts the least recently used entry that nobody holds, except `keep`;
+    /// returns the bytes freed, or `None` when nothing could be evicted.
+    pub fn evict_one(&self, keep: &Path) -> Option<u64> {
+        let mut entries = self.entries.lock().expect("srs cache lock");
+        let victim = entries
+            .iter()
+            .filter(|(p, e)| {
+                p.as_path() != keep
+                    && e.slot.get().is_some_and(|r| r.as_ref().is_ok_and(|a| Arc::strong_count(a) == 1))
+            })
+            .min_by_key(|(_, e)| e.last_used)
+            .map(|(p, _)| p.clone())?;
+        entries.remove(&victim).map(|e| e.bytes)
+    }
+
+    fn load(&self, path: &Path) -> Result<Arc<Parameters>, String> {
+        let progress = self.progress.clone();
+        let report = progress.as_ref().map(|p| {
+            let path = path.to_path_buf();
+            move |done: u64, total: u64| p(&path, done, total)
+        });
+        let params = match &report {
+            Some(r) => Parameters::read_with_progress(path, self.checks, r),
+            None => Parameters::read(path, self.checks),
+        };
+        params.map(Arc::new).map_err(|e| e.to_string())
+    }
+
+    fn tick(&self) -> u64 {
+        let mut c = self.clock.lock().expect("srs clock lock");
+        *c += 1;
+        *c
+    }
+}

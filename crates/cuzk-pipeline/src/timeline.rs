@@ -1,0 +1,65 @@
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// What happened, for the timeline.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A job was accepted.
+    Submit,
+    /// A partition's synthesis began.
+    SynthStart,
+    /// A partition's synthesis ended.
+    SynthEnd,
+    /// A prove call (one or more partitions) began on a device.
+    ProveStart,
+    /// A prove call ended.
+    ProveEnd,
+    /// A job finished (proofs or error).
+    Done,
+}
+
+impl Event {
+    fn name(self) -> &'static str {
+        match self {
+            Event::Submit => "submit",
+            Event::SynthStart => "synth_start",
+            Event::SynthEnd => "synth_end",
+            Event::ProveStart => "prove_start",
+            Event::ProveEnd => "prove_end",
+            Event::Done => "done",
+        }
+    }
+}
+
+/// A JSON-lines record of engine events, one object per line:
+/// `{"t_ms":12.5,"event":"prove_start","job":3,"partitions":[0,1],"device":"cuda:0"}`.
+/// Useful to see per-device utilisation and the synthesis/prove overlap.
+pub struct Timeline {
+    start: Instant,
+    out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Timeline {
+    /// A timeline written to `out`.
+    pub fn new(out: Box<dyn Write + Send>) -> Self {
+        Timeline { start: Instant::now(), out: Mutex::new(out) }
+    }
+
+    /// Records one event. Write errors are ignored: the timeline is a
+    /// diagnostic and must never fail a job.
+    pub fn record(&self, event: Event, job: u64, partitions: &[usize], device: Option<&str>) {
+        let t = self.start.elapsed().as_secs_f64() * 1e3;
+        let parts: Vec<String> = partitions.iter().map(|p| p.to_string()).collect();
+        let device = device.map(|d| format!(",\"device\":\"{d}\"")).unwrap_or_default();
+        let line = format!(
+            "{{\"t_ms\":{t:.3},\"event\":\"{}\",\"job\":{job},\"partitions\":[{}]{device}}}\n",
+            event.name(),
+            parts.join(",")
+        );
+        if let Ok(mut out) = self.out.lock() {
+            let _ = out.write_all(line.as_bytes());
+            let _ = out.flush();
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The engine end to end on the CPU backend: order, caching, priorities,
+//! memory bounds, cancellation, failures that stay contained, several devices.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use blstrs::Scalar;
+use cuzk_groth16::{prepare_verifying_key, verify_proof, Parameters};
+use cuzk_pipeline::{
+    Config, CpuBackend, Engine, EngineError, Job, Priority, ProveBackend, ProveOutput,
+};
+use cuzk_synth::workloads::Workload;
+use cuzk_synth::{ProvingAssignment, SynthesisError};
+
+const SIZE: usize = 32;
+
+/// Parameters for mul-chain 32, made once per test binary.
+fn params() -> &'static (PathBuf, Parameters) {
+    static P: OnceLock<(PathBuf, Parameters)> = OnceLock::new();
+    P.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("cuzk-engine-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mul-chain-32.params");
+        let circuit = Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap();
+        let params =
+            cuzk_groth16::generate_random_parameters(circuit, &mut rand::thread_rng(), None).unwrap();
+        let mut f = std::fs::File::create(&path).unwrap();
+        params.write(&mut f).unwrap();
+        (path, params)
+    })
+}
+
+fn config(devices: usize) -> Config {
+    Config {
+        backends: Some(
+            (0..devices).map(|i| Arc::new(CpuBackend::simulated(i)) as Arc<dyn ProveBackend>).collect(),
+        ),
+        synthesis_workers: 2,
+        ..Config::default()
+    }
+}
+
+/// A job of `n` mul-chain partitions and their expected public inputs.
+fn job(path: &Path, n: usize, seed: u64) -> (Job, Vec<Vec<Scalar>>) {
+    let mut job = Job::new(path);
+    let mut inputs = Vec::new();
+    for i in 0..n {
+        let c = Workload::MulChain.circuit::<Scalar>(SIZE, seed * 100 + i as u64).unwrap();
+        inputs.push(c.public_inputs());
+        job = job.partition(c);
+    }
+    (job, inputs)
+}
+
+fn assert_verifies(proofs: &[cuzk_groth16::Proof], inputs: &[Vec<Scalar>]) {
+    let pvk = prepare_verifying_key(&params().1.vk);
+    assert_eq!(proofs.len(), inputs.len());
+    for (i, (p, x)) in proofs.iter().zip(inputs).enumerate() {
+        assert!(verify_proof(&pvk, p, x).unwrap(), "proof {i} does not verify");
+    }
+}
+
+/// A shared in-memory timeline.
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+impl Buf {
+    fn events(&self) -> Vec<serde_json::Value> {
+        let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+}
+
+#[test]
+fn proofs_come_back_in_partition_order_and_verify() {
+    let (path, _) = params();
+    let engine = Engine::new(config(1)).unwrap();
+    let (j, inputs) = job(path, 3, 1);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_eq!(r.backend, "cpu:0");
+    assert_verifies(&r.proofs, &inputs);
+    assert!(r.timings.total_ms >= r.timings.queue_ms);
+    assert!(r.timings.synth_ms > 0.0 && r.timings.prove_ms > 0.0);
+}
+
+#[test]
+fn parameters_load_once_and_later_jobs_hit_the_cache() {
+    let (path, _) = params();
+    let engine = Engine::new(config(1)).unwrap();
+    let first = engine.submit(job(path, 1, 2).0).unwrap().wait().unwrap();
+    let second = engine.submit(job(path, 1, 3).0).unwrap().wait().unwrap();
+    assert!(first.timings.srs_ms > 0.0, "the first job loads the parameters");
+    assert_eq!(second.timings.srs_ms, 0.0, "the second job finds them resident");
+}
+
+#[test]
+fn a_critical_job_overtakes_queued_work() {
+    let (path, _) = params();
+    let timeline = Buf::default();
+    let mut cfg = config(1);
+    cfg.synthesis_workers = 1;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let low: Vec<_> = (0..4)
+        .map(|i| engine.submit(job(path, 3, 10 + i).0.priority(Priority::Low)).unwrap())
+        .collect();
+    let critical = engine.submit(job(path, 1, 20).0.priority(Priority::Critical)).unwrap();
+    let critical_id = critical.id();
+    critical.wait().unwrap();
+    for h in low {
+        h.wait().unwrap();
+    }
+    // After the critical job was submitted, at most the one partition already
+    // running may start synthesizing before it.
+    let ev = timeline.events();
+    let submit_at = ev
+        .iter()
+        .position(|e| e["event"] == "submit" && e["job"] == critical_id)
+        .unwrap();
+    let started_before = ev[submit_at..]
+        .iter()
+        .take_while(|e| !(e["event"] == "synth_start" && e["job"] == critical_id))
+        .filter(|e| e["event"] == "synth_start")
+        .count();
+    assert!(started_before <= 1, "{started_before} low partitions started ahead of the critical job");
+}
+
+#[test]
+fn the_memory_budget_bounds_partitions_in_flight() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let timeline = Buf::default();
+    let mut cfg = config(1);
+    // Room for the parameters and one partition, not two.
+    let one = engine_partition_bytes(params);
+    cfg.memory_budget = file_len + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let handles: Vec<_> = (0..3).map(|i| engine.submit(job(path, 2, 30 + i).0).unwrap()).collect();
+    for h in handles {
+        h.wait().unwrap();
+    }
+    let mut live = 0i64;
+    let mut peak = 0i64;
+    for e in timeline.events() {
+        match e["event"].as_str().unwrap() {
+            "synth_start" => live += 1,
+            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
+            _ => {}
+        }
+        peak = peak.max(live);
+    }
+    assert_eq!(peak, 1, "partitions held at once");
+}
+
+/// The engine's per-partition estimate (mirrors `Shared::partition_bytes`).
+fn engine_partition_bytes(p: &Parameters) -> u64 {
+    let domain = p.h.len() as u64 + 1;
+    let vars = (p.vk.ic.len() + p.l.len()) as u64;
+    (3 * domain + vars) * 32 * 2 + vars / 2
+}
+
+#[test]
+fn a_job_that_can_never_fit_is_rejected_with_the_bytes_it_needs() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.memory_budget = std::fs::metadata(path).unwrap().len() + 1000;
+    let engine = Engine::new(cfg).unwrap();
+    match engine.submit(job(path, 1, 40).0).unwrap().wait() {
+        Err(EngineError::TooLarge { needed, budget }) => assert!(needed > budget),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}
+
+#[test]
+fn cancelled_jobs_end_cancelled_and_others_complete() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.synthesis_workers = 1;
+    let engine = Engine::new(cfg).unwrap();
+    let (a, a_in) = job(path, 2, 50);
+    let a = engine.submit(a).unwrap();
+    let b = engine.submit(job(path, 2, 51).0).unwrap();
+    b.cancel();
+    assert_eq!(b.status(), cuzk_pipeline::JobStatus::Finished);
+    assert!(matches!(b.wait(), Err(EngineError::Cancelled)));
+    assert_verifies(&a.wait().unwrap().proofs, &a_in);
+}
+
+/// A backend that fails every call, for failure containment.
+struct Broken;
+impl ProveBackend for Broken {
+    fn name(&self) -> String {
+        "broken".into()
+    }
+    fn prove(
+        &self,
+        _: &Parameters,
+        _: &[ProvingAssignment<Scalar>],
+        _: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        Err("injected device failure".into())
+    }
+}
+
+#[test]
+fn a_failing_device_fails_its_job_with_the_error_and_the_engine_goes_on() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.backends = Some(vec![Arc::new(Broken)]);
+    let engine = Engine::new(cfg).unwrap();
+    for seed in 0..2 {
+        match engine.submit(job(path, 1, 60 + seed).0).unwrap().wait() {
+            Err(EngineError::Prove { backend, message }) => {
+                assert_eq!(backend, "broken");
+                assert!(message.contains("injected"));
+            }
+            other => panic!("expected a prove error, got {other:?}"),
+        }
+    }
+}
+
+/// The CPU backend made slow enough that idle devices pick up the next batch
+/// while one is busy, so the spread over devices does not depend on luck.
+struct Slow(CpuBackend);
+impl ProveBackend for Slow {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn prove(
+        &self,
+        p: &Parameters,
+        a: &[ProvingAssignment<Scalar>],
+        r: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        self.0.prove(p, a, r)
+    }
+}
+
+#[test]
+fn stress_many_jobs_with_injected_failures_over_three_devices() {
+    let (path, _) = params();
+    let timeline = Buf::default();
+    let mut cfg = config(3);
+    cfg.backends = Some(
+        (0..3).map(|i| Arc::new(Slow(CpuBackend::simulated(i))) as Arc<dyn ProveBackend>).collect(),
+    );
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    cfg.self_check = true;
+    let engine = Engine::new(cfg).unwrap();
+    enum Want {
+        Proofs(Vec<Vec<Scalar>>),
+        SynthFails,
+        BadParams,
+        Cancelled,
+    }
+    let mut handles = Vec::new();
+    for i in 0..24u64 {
+        let (h, want) = match i % 6 {
+            3 => {
+                let (j, _) = job(path, 1, 70 + i);
+                let j = j.partition_with(|| Err(SynthesisError::Circuit("injected".into())));
+                (engine.submit(j).unwrap(), Want::SynthFails)
+            }
+            4 => {
+                let (j, _) = job(Path::new("/nonexistent/cuzk.params"), 2, 70 + i);
+                (engine.submit(j).unwrap(), Want::BadParams)
+            }
+            5 => {
+                let h = engine.submit(job(path, 2, 70 + i).0).unwrap();
+                h.cancel();
+                (h, Want::Cancelled)
+            }
+            _ => {
+                let (j, inputs) = job(path, 1 + (i as usize % 3), 70 + i);
+                let j = if i % 2 == 0 { j.priority(Priority::High) } else { j };
+                (engine.submit(j).unwrap(), Want::Proofs(inputs))
+            }
+        };
+        handles.push((h, want));
+    }
+    for (h, want) in handles {
+        let got = h.wait();
+        match (want, got) {
+            (Want::Proofs(inputs), Ok(r)) => assert_verifies(&r.proofs, &inputs),
+            (Want::SynthFails, Err(EngineError::Synthesis { partition: 1, .. })) => {}
+            (Want::BadParams, Err(EngineError::Params { .. })) => {}
+            (Want::Cancelled, Err(EngineError::Cancelled)) => {}
+            (_, other) => panic!("unexpected outcome {other:?}"),
+        }
+    }
+    let devices: std::collections::BTreeSet<String> = timeline
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "prove_start")
+        .map(|e| e["device"].as_str().unwrap().to_string())
+        .collect();
+    assert!(devices.len() >= 2, "work spread over devices: {devices:?}");
+    drop(engine);
+}
+
+#[test]
+fn empty_jobs_and_absent_gpus_are_errors() {
+    let engine = Engine::new(config(1)).unwrap();
+    assert!(matches!(engine.submit(Job::new("x")), Err(EngineError::EmptyJob)));
+    let cfg = Config { backend: cuzk_pipeline::BackendChoice::Cuda(Some(0)), ..Config::default() };
+    assert!(matches!(Engine::new(cfg), Err(EngineError::BackendUnavailable(_))));
+}
