@@ -1,2 +1,22 @@
 //! cuzk: a Groth16 proving engine for BLS12-381.
+//!
+//! The facade over the layers: write circuits against [`synth`] (the
+//! bellperson-shaped API), load parameters and verify with [`groth16`], and
+//! prove many circuits through the [`Engine`], which picks the backend once
+//! and reports where every millisecond went.
 #![forbid(unsafe_code)]
+
+/// Errors of the facade and the CLI.
+pub mod error;
+/// The public-inputs file format (`PROOFS.inputs.json`).
+pub mod inputs;
+/// Peak resident memory of this process.
+pub mod rss;
+
+pub use cuzk_groth16 as groth16;
+pub use cuzk_pipeline::{
+    BackendChoice, Config, Engine, EngineError, Job, JobHandle, JobResult, JobStatus, Priority,
+    Timings,
+};
+pub use cuzk_synth as synth;
+pub use error::Error;

@@ -1,0 +1,107 @@
+//! Running built-in workloads through the engine and reporting each job, for
+//! `prove` and `bench` alike.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use blstrs::Scalar;
+use cuzk::groth16::{prepare_verifying_key, verify_proofs_batch, PreparedVerifyingKey, VerifyingKey};
+use cuzk::synth::workloads::Workload;
+use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult};
+
+use super::progress::Progress;
+
+/// A finished job with what is needed to report and check it.
+pub struct Report {
+    /// The engine's result.
+    pub result: JobResult,
+    /// Public inputs per proof.
+    pub inputs: Vec<Vec<Scalar>>,
+    /// Whether every proof verified.
+    pub verified: bool,
+}
+
+/// Starts an engine on the chosen backend and says which backend it is.
+pub fn engine(backend: BackendChoice, timeline: Option<&Path>) -> Result<Engine, Error> {
+    let progress = Arc::new(Progress::new("params"));
+    let mut config = Config {
+        backend,
+        load_progress: Some(Arc::new(move |_: &Path, done: u64, total: u64| {
+            progress.update("load", done, total)
+        })),
+        ..Config::default()
+    };
+    if let Some(path) = timeline {
+        let file = std::fs::File::create(path).map_err(Error::io(path))?;
+        config.timeline = Some(Box::new(std::io::BufWriter::new(file)));
+    }
+    let engine = Engine::new(config)?;
+    eprintln!("backend={}", engine.backends().join(","));
+    Ok(engine)
+}
+
+/// Submits one job of `partitions` circuits with fresh random witnesses.
+pub fn submit(
+    engine: &Engine,
+    params: &Path,
+    workload: Workload,
+    size: usize,
+    partitions: usize,
+) -> Result<(JobHandle, Vec<Vec<Scalar>>), Error> {
+    let mut job = Job::new(params);
+    let mut inputs = Vec::with_capacity(partitions);
+    for _ in 0..partitions {
+        let circuit = workload.circuit::<Scalar>(size, rand::random())?;
+        inputs.push(circuit.public_inputs());
+        job = job.partition(circuit);
+    }
+    Ok((engine.submit(job)?, inputs))
+}
+
+/// Waits for a job and verifies its proofs.
+pub fn finish(
+    handle: JobHandle,
+    inputs: Vec<Vec<Scalar>>,
+    pvk: &PreparedVerifyingKey,
+) -> Result<Report, Error> {
+    let result = handle.wait()?;
+    let verified = verify_proofs_batch(pvk, &mut rand::thread_rng(), &result.proofs, &inputs)?;
+    Ok(Report { result, inputs, verified })
+}
+
+/// The verifying key at the start of a parameter file.
+pub fn read_vk(params: &Path) -> Result<VerifyingKey, Error> {
+    let file = std::fs::File::open(params).map_err(Error::io(params))?;
+    Ok(VerifyingKey::read(std::io::BufReader::new(file))?)
+}
+
+/// The verifying key of a parameter file, prepared.
+pub fn pvk(params: &Path) -> Result<PreparedVerifyingKey, Error> {
+    Ok(prepare_verifying_key(&read_vk(params)?))
+}
+
+/// The human-readable line of a job.
+pub fn text_line(r: &Report) -> String {
+    format!("{} backend={}", r.result.timings, r.result.backend)
+}
+
+/// The JSON object of a job.
+pub fn json_line(r: &Report, workload: Workload, size: usize) -> serde_json::Value {
+    let t = &r.result.timings;
+    serde_json::json!({
+        "job": r.result.id,
+        "circuit": workload.to_string(),
+        "size": size,
+        "constraints": workload.expected_constraints(size),
+        "batch": r.result.proofs.len(),
+        "partitions": r.result.proofs.len(),
+        "backend": r.result.backend,
+        "queue_ms": t.queue_ms,
+        "srs_ms": t.srs_ms,
+        "synth_ms": t.synth_ms,
+        "prove_ms": t.prove_ms,
+        "gpu_ms": t.prove_ms,
+        "total_ms": t.total_ms,
+        "verified": r.verified,
+    })
+}

@@ -1,0 +1,89 @@
+//! Command-line parsing and one module per subcommand.
+
+mod bench;
+mod jobs;
+mod progress;
+mod inspect;
+mod prove;
+mod setup;
+mod verify;
+mod workload;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use cuzk::{BackendChoice, Error};
+
+use workload::WorkloadArgs;
+
+/// Groth16 proofs for BLS12-381 on NVIDIA GPUs (or the CPU).
+#[derive(Parser)]
+#[command(name = "cuzk", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate random (test) parameters for a built-in workload.
+    Setup {
+        #[command(flatten)]
+        workload: WorkloadArgs,
+        /// Where to write the parameter file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Prove a built-in workload.
+    Prove(prove::ProveArgs),
+    /// Verify proofs against public inputs.
+    Verify {
+        /// Parameter file (written by cuzk or bellperson).
+        #[arg(long)]
+        params: PathBuf,
+        /// Proofs: 192 bytes each, concatenated.
+        #[arg(long)]
+        proofs: PathBuf,
+        /// Public inputs (JSON; see `cuzk prove --out`).
+        #[arg(long)]
+        inputs: PathBuf,
+    },
+    /// Parameter-file tools.
+    Params {
+        #[command(subcommand)]
+        command: ParamsCommand,
+    },
+    /// Prove several jobs through the engine and report throughput.
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum ParamsCommand {
+    /// Print section counts and validate the layout.
+    Inspect {
+        /// The parameter file.
+        file: PathBuf,
+        /// One JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        Command::Setup { workload, out } => setup::run(&workload, &out).map(|()| ExitCode::SUCCESS),
+        Command::Prove(args) => prove::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Verify { params, proofs, inputs } => verify::run(&params, &proofs, &inputs),
+        Command::Params { command: ParamsCommand::Inspect { file, json } } => {
+            inspect::run(&file, json)
+        }
+        Command::Bench(args) => bench::run(&args).map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// Parses `--backend`.
+fn parse_backend(s: &str) -> Result<BackendChoice, String> {
+    s.parse()
+}

@@ -1,0 +1,184 @@
+//! The `cuzk` binary end to end: setup, prove (batch 1 and 3, both workload
+//! families), verify, inspect, and every kind of bad input a user can hand it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn cuzk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).output().expect("running cuzk")
+}
+
+fn dir() -> &'static Path {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("cuzk-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    })
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Parameters for a workload, made once per test binary.
+fn params(circuit: &str, size: &str) -> PathBuf {
+    static MADE: OnceLock<std::sync::Mutex<Vec<PathBuf>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let mut made = made.lock().unwrap();
+    let path = dir().join(format!("{circuit}-{size}.params"));
+    if !made.contains(&path) {
+        let o = cuzk(&["setup", "--circuit", circuit, "--size", size, "--out", path.to_str().unwrap()]);
+        assert!(o.status.success(), "setup failed: {}", text(&o));
+        made.push(path.clone());
+    }
+    path
+}
+
+fn prove_json(circuit: &str, size: &str, batch: &str, out: &Path) -> serde_json::Value {
+    let p = params(circuit, size);
+    let o = cuzk(&[
+        "prove", "--circuit", circuit, "--size", size, "--params", p.to_str().unwrap(),
+        "--batch", batch, "--out", out.to_str().unwrap(), "--json",
+    ]);
+    assert!(o.status.success(), "prove failed: {}", text(&o));
+    let line = String::from_utf8(o.stdout).unwrap();
+    serde_json::from_str(line.trim()).unwrap()
+}
+
+fn verify(circuit: &str, size: &str, proofs: &Path, inputs: &Path) -> Output {
+    let p = params(circuit, size);
+    cuzk(&[
+        "verify", "--params", p.to_str().unwrap(), "--proofs", proofs.to_str().unwrap(),
+        "--inputs", inputs.to_str().unwrap(),
+    ])
+}
+
+fn inputs_of(proofs: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.inputs.json", proofs.display()))
+}
+
+#[test]
+fn both_families_prove_and_verify_at_batch_1_and_3() {
+    for (circuit, size) in [("sha256", "1"), ("mul-chain", "300")] {
+        for batch in ["1", "3"] {
+            let out = dir().join(format!("{circuit}-{batch}.proofs"));
+            let j = prove_json(circuit, size, batch, &out);
+            assert_eq!(j["verified"], true, "{j}");
+            assert_eq!(j["batch"].as_u64().unwrap().to_string(), batch);
+            assert_eq!(j["backend"], "cpu");
+            for key in ["constraints", "queue_ms", "srs_ms", "synth_ms", "prove_ms", "total_ms"] {
+                assert!(j[key].is_number(), "{key} missing in {j}");
+            }
+            let bytes = std::fs::metadata(&out).unwrap().len();
+            assert_eq!(bytes, 192 * batch.parse::<u64>().unwrap());
+            let o = verify(circuit, size, &out, &inputs_of(&out));
+            assert!(o.status.success(), "verify failed: {}", text(&o));
+        }
+    }
+}
+
+#[test]
+fn the_timings_line_names_every_phase_and_the_backend() {
+    let p = params("mul-chain", "300");
+    let o = cuzk(&["prove", "--circuit", "mul-chain", "--size", "300", "--params", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let line = String::from_utf8(o.stdout).unwrap();
+    for part in ["timings: total=", "queue=", "srs=", "synth=", "gpu=", "backend=cpu"] {
+        assert!(line.contains(part), "`{part}` missing from {line}");
+    }
+}
+
+#[test]
+fn inspect_reports_counts_and_rejects_truncation() {
+    let p = params("mul-chain", "300");
+    let o = cuzk(&["params", "inspect", p.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["valid"], true);
+    assert_eq!(j["ic"], 2);
+    assert_eq!(j["h"], 511, "domain 512 for 300 + 2 constraints");
+
+    let bytes = std::fs::read(&p).unwrap();
+    let cut = dir().join("truncated.params");
+    std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+    let o = cuzk(&["params", "inspect", cut.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("error:"), "{}", text(&o));
+}
+
+#[test]
+fn bad_input_is_a_clear_error_with_a_nonzero_exit() {
+    let out = dir().join("good.proofs");
+    prove_json("mul-chain", "300", "1", &out);
+    let inputs = inputs_of(&out);
+    let proof = std::fs::read(&out).unwrap();
+
+    // A truncated parameter file.
+    let good = params("mul-chain", "300");
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = dir().join("cut.params");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let o = cuzk(&[
+        "prove", "--circuit", "mul-chain", "--size", "300", "--params", cut.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("error:"), "{}", text(&o));
+
+    // Parameters for another circuit.
+    let o = cuzk(&[
+        "prove", "--circuit", "mul-chain", "--size", "301", "--params", good.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("error:"), "{}", text(&o));
+
+    // A proof file of the wrong length.
+    let short = dir().join("short.proofs");
+    std::fs::write(&short, &proof[..191]).unwrap();
+    let o = verify("mul-chain", "300", &short, &inputs);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("192"), "{}", text(&o));
+
+    // A point that is not on the curve (flip bits in A's x coordinate).
+    let mut bent = proof.clone();
+    bent[20] ^= 0x55;
+    let bad = dir().join("bent.proofs");
+    std::fs::write(&bad, &bent).unwrap();
+    let o = verify("mul-chain", "300", &bad, &inputs);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("error:") || text(&o).contains("INVALID"), "{}", text(&o));
+
+    // Malformed inputs JSON, and inputs that do not pair with the proofs.
+    let junk = dir().join("junk.json");
+    std::fs::write(&junk, "[[\"zz\"]]").unwrap();
+    let o = verify("mul-chain", "300", &out, &junk);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("entry 0, input 0"), "{}", text(&o));
+    std::fs::write(&junk, "[]").unwrap();
+    let o = verify("mul-chain", "300", &out, &junk);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("1 proof(s) but 0 input vector(s)"), "{}", text(&o));
+}
+
+#[test]
+fn a_wrong_public_input_fails_verification() {
+    let out = dir().join("wrong-input.proofs");
+    prove_json("mul-chain", "300", "1", &out);
+    let wrong = dir().join("wrong.json");
+    std::fs::write(&wrong, format!("[[\"{}1\"]]", "0".repeat(63))).unwrap();
+    let o = verify("mul-chain", "300", &out, &wrong);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("INVALID"), "{}", text(&o));
+}
+
+#[test]
+fn asking_for_an_absent_gpu_is_an_error_not_a_fallback() {
+    let p = params("mul-chain", "300");
+    let o = cuzk(&[
+        "prove", "--circuit", "mul-chain", "--size", "300", "--params", p.to_str().unwrap(),
+        "--backend", "cuda:0",
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("backend unavailable"), "{}", text(&o));
+}
