@@ -6,6 +6,9 @@ use blstrs::Scalar;
 use cuzk_groth16::{Parameters, Proof};
 use cuzk_synth::ProvingAssignment;
 
+use crate::cuda::CudaBackend;
+use crate::EngineError;
+
 /// What a backend returns for one call: the proofs in order, and its own
 /// per-stage breakdown (stage name, milliseconds) for the timing report.
 #[derive(Clone, Debug, Default)]
@@ -26,7 +29,7 @@ pub trait ProveBackend: Send + Sync {
     /// per proof. Errors are messages; the engine wraps them with the name.
     fn prove(
         &self,
-        params: &Parameters,
+        params: &Arc<Parameters>,
         assignments: &[ProvingAssignment<Scalar>],
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String>;
@@ -57,7 +60,7 @@ impl ProveBackend for CpuBackend {
 
     fn prove(
         &self,
-        params: &Parameters,
+        params: &Arc<Parameters>,
         assignments: &[ProvingAssignment<Scalar>],
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String> {
@@ -115,29 +118,42 @@ impl fmt::Display for BackendChoice {
 
 /// The backends a choice resolves to on this machine, and why (for the log
 /// line that makes the choice visible). Asking for a GPU that is absent is an
-/// error, never a silent fallback.
-pub fn select(choice: BackendChoice) -> Result<(Vec<Arc<dyn ProveBackend>>, String), crate::EngineError> {
-    let gpu = crate::backend::gpu_status();
-    match (choice, gpu) {
-        (BackendChoice::Cpu, _) => Ok((vec![Arc::new(CpuBackend::new())], "asked for".into())),
-        (BackendChoice::Auto, Err(why)) => {
-            Ok((vec![Arc::new(CpuBackend::new())], format!("no usable GPU: {why}")))
+/// error, never a silent fallback; `Auto` falls back to the CPU and says why.
+pub fn select(
+    choice: BackendChoice,
+    host_timing: bool,
+) -> Result<(Vec<Arc<dyn ProveBackend>>, String), EngineError> {
+    let cpu = || -> Vec<Arc<dyn ProveBackend>> { vec![Arc::new(CpuBackend::new())] };
+    let gpus = |ids: Vec<i32>| -> Result<Vec<Arc<dyn ProveBackend>>, EngineError> {
+        ids.into_iter()
+            .map(|id| {
+                CudaBackend::open(id, host_timing)
+                    .map(|b| Arc::new(b) as Arc<dyn ProveBackend>)
+                    .map_err(|e| EngineError::BackendUnavailable(e.to_string()))
+            })
+            .collect()
+    };
+    let visible = cuzk_gpu::devices().map(|d| d.iter().map(|i| i.id).collect::<Vec<i32>>());
+    match (choice, visible) {
+        (BackendChoice::Cpu, _) => Ok((cpu(), "asked for".into())),
+        (BackendChoice::Auto, Ok(ids)) if !ids.is_empty() => Ok((gpus(ids)?, "GPU present".into())),
+        (BackendChoice::Auto, Ok(_)) => Ok((cpu(), "no CUDA device found".into())),
+        (BackendChoice::Auto, Err(e)) => Ok((cpu(), e.to_string())),
+        (BackendChoice::Cuda(_), Err(e)) => Err(EngineError::BackendUnavailable(e.to_string())),
+        (BackendChoice::Cuda(None), Ok(ids)) if ids.is_empty() => {
+            Err(EngineError::BackendUnavailable("no CUDA device found".into()))
         }
-        (BackendChoice::Cuda(_), Err(why)) => Err(crate::EngineError::BackendUnavailable(why)),
-        (_, Ok(never)) => match never {},
-    }
-}
-
-/// Whether this build can prove on a GPU here. The GPU Groth16 host function
-/// is not part of this build yet, so the answer is always the reason why not.
-fn gpu_status() -> Result<std::convert::Infallible, String> {
-    match cuzk_gpu::devices() {
-        Ok(devs) if devs.is_empty() => Err("no CUDA device found".into()),
-        Ok(devs) => Err(format!(
-            "{} CUDA device(s) found, but this build has no GPU Groth16 prover yet",
-            devs.len()
-        )),
-        Err(e) => Err(e.to_string()),
+        (BackendChoice::Cuda(None), Ok(ids)) => Ok((gpus(ids)?, "asked for".into())),
+        (BackendChoice::Cuda(Some(id)), Ok(ids)) => {
+            if ids.contains(&(id as i32)) {
+                Ok((gpus(vec![id as i32])?, "asked for".into()))
+            } else {
+                Err(EngineError::BackendUnavailable(format!(
+                    "CUDA device {id} not found ({} visible)",
+                    ids.len()
+                )))
+            }
+        }
     }
 }
 
@@ -156,12 +172,23 @@ mod tests {
 
     #[test]
     fn auto_is_visible_and_an_absent_gpu_is_an_error() {
-        let (backends, why) = select(BackendChoice::Auto).unwrap();
-        assert_eq!(backends[0].name(), "cpu");
+        let (backends, why) = select(BackendChoice::Auto, false).unwrap();
         assert!(!why.is_empty());
-        assert!(matches!(
-            select(BackendChoice::Cuda(Some(0))),
-            Err(crate::EngineError::BackendUnavailable(_))
-        ));
+        match cuzk_gpu::devices() {
+            Ok(ids) if !ids.is_empty() => {
+                assert_eq!(backends[0].name(), "cuda:0");
+                assert!(matches!(
+                    select(BackendChoice::Cuda(Some(999)), false),
+                    Err(EngineError::BackendUnavailable(_))
+                ));
+            }
+            _ => {
+                assert_eq!(backends[0].name(), "cpu");
+                assert!(matches!(
+                    select(BackendChoice::Cuda(Some(0)), false),
+                    Err(EngineError::BackendUnavailable(_))
+                ));
+            }
+        }
     }
 }

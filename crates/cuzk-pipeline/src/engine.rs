@@ -44,6 +44,9 @@ pub struct Config {
     pub timeline: Option<Box<dyn Write + Send>>,
     /// Called while parameter files load.
     pub load_progress: Option<LoadProgress>,
+    /// Ask GPU backends for their per-stage `CUZK_TIMING:` line on stderr
+    /// (the figures come back in [`Timings::stages`] either way).
+    pub host_timing: bool,
     /// Seed for r and s (tests compare backends on equal randomness); fresh
     /// entropy when `None`.
     pub rng_seed: Option<u64>,
@@ -63,6 +66,7 @@ impl Default for Config {
             self_check: false,
             timeline: None,
             load_progress: None,
+            host_timing: false,
             rng_seed: None,
         }
     }
@@ -197,7 +201,7 @@ impl Engine {
         let (backends, _) = match config.backends.take() {
             Some(b) if !b.is_empty() => (b, "given".to_string()),
             Some(_) => return Err(EngineError::BackendUnavailable("no backend given".into())),
-            None => backend::select(config.backend)?,
+            None => backend::select(config.backend, config.host_timing)?,
         };
         let backend_names = backends.iter().map(|b| b.name()).collect();
         let rng = match config.rng_seed {
@@ -586,7 +590,7 @@ fn prove_worker(s: &Shared, device: usize) {
                     self_check(&params, &assignments, &out.proofs)
                         .map_err(|message| EngineError::Prove { backend: name.clone(), message })?;
                 }
-                Ok((out.proofs, prove_ms))
+                Ok((out, prove_ms))
             },
         );
 
@@ -594,9 +598,11 @@ fn prove_worker(s: &Shared, device: usize) {
         let mut st = s.lock();
         st.budget.release(reserved);
         match outcome {
-            Ok((proofs, prove_ms)) => {
+            Ok((out, prove_ms)) => {
                 if let Some(job) = st.jobs.get_mut(&job_id) {
                     job.timings.prove_ms += prove_ms;
+                    job.timings.add_stages(&out.breakdown, prove_ms);
+                    let proofs = out.proofs;
                     job.backends.insert(name.clone());
                     for (part, proof) in parts.iter().zip(proofs) {
                         job.proofs[*part] = Some(proof);

@@ -95,6 +95,29 @@ pub struct Timings {
     pub prove_ms: f64,
     /// Submission to completion, wall clock.
     pub total_ms: f64,
+    /// The backends' own stage breakdown, summed over this job's prove calls
+    /// (for the GPU: the host function's `pre_prep_ms` … `pre_destructor_ms`),
+    /// followed by `call_ms`, the engine's timer around those calls: the gap
+    /// between `call_ms` and `pre_destructor_ms` is time no stage accounts for.
+    pub stages: Vec<(String, f64)>,
+}
+
+impl Timings {
+    /// Adds one prove call's breakdown and the engine's timer around it.
+    pub(crate) fn add_stages(&mut self, breakdown: &[(String, f64)], call_ms: f64) {
+        let call = [("call_ms".to_string(), call_ms)];
+        for (name, ms) in breakdown.iter().chain(&call) {
+            match self.stages.iter_mut().find(|(n, _)| n == name) {
+                Some((_, total)) => *total += ms,
+                None => self.stages.push((name.clone(), *ms)),
+            }
+        }
+    }
+
+    /// One stage's total, if the backend reported it.
+    pub fn stage(&self, name: &str) -> Option<f64> {
+        self.stages.iter().find(|(n, _)| n == name).map(|(_, ms)| *ms)
+    }
 }
 
 impl fmt::Display for Timings {

@@ -9,6 +9,8 @@
 
 /// Proving backends (CPU, CUDA) behind one trait, and the choice between them.
 pub mod backend;
+/// One GPU as a backend: the Groth16 host function with a resident SRS.
+pub mod cuda;
 /// The byte budget that bounds parameters, witnesses and temporaries.
 pub mod budget;
 /// Frees large buffers on one background thread, off every timer.
@@ -25,6 +27,7 @@ pub mod srs;
 pub mod timeline;
 
 pub use backend::{BackendChoice, CpuBackend, ProveBackend, ProveOutput};
+pub use cuda::CudaBackend;
 pub use engine::{Config, Engine, JobHandle, JobStatus};
 pub use error::EngineError;
 pub use job::{Job, JobId, JobResult, Priority, Timings};

@@ -90,6 +90,8 @@ fn proofs_come_back_in_partition_order_and_verify() {
     assert_verifies(&r.proofs, &inputs);
     assert!(r.timings.total_ms >= r.timings.queue_ms);
     assert!(r.timings.synth_ms > 0.0 && r.timings.prove_ms > 0.0);
+    assert_eq!(r.timings.stage("call_ms"), Some(r.timings.prove_ms));
+    assert!(r.timings.stage("ntt_ms").is_some(), "the CPU backend's own stages: {:?}", r.timings.stages);
 }
 
 #[test]
@@ -204,7 +206,7 @@ impl ProveBackend for Broken {
     }
     fn prove(
         &self,
-        _: &Parameters,
+        _: &Arc<Parameters>,
         _: &[ProvingAssignment<Scalar>],
         _: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String> {
@@ -238,7 +240,7 @@ impl ProveBackend for Slow {
     }
     fn prove(
         &self,
-        p: &Parameters,
+        p: &Arc<Parameters>,
         a: &[ProvingAssignment<Scalar>],
         r: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String> {

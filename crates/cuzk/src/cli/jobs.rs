@@ -26,6 +26,9 @@ pub fn engine(backend: BackendChoice, timeline: Option<&Path>) -> Result<Engine,
     let progress = Arc::new(Progress::new("params"));
     let mut config = Config {
         backend,
+        // The library reads no environment; the CLI maps the documented
+        // CUZK_TIMING=1 to the engine's flag.
+        host_timing: std::env::var_os("CUZK_TIMING").is_some_and(|v| v == "1"),
         load_progress: Some(Arc::new(move |_: &Path, done: u64, total: u64| {
             progress.update("load", done, total)
         })),
@@ -80,9 +83,26 @@ pub fn pvk(params: &Path) -> Result<PreparedVerifyingKey, Error> {
     Ok(prepare_verifying_key(&read_vk(params)?))
 }
 
-/// The human-readable line of a job.
+/// The human-readable line of a job; with a GPU backend a second line gives
+/// the host function's stages and the gap between its last stage marker and
+/// the engine's timer around the call.
 pub fn text_line(r: &Report) -> String {
-    format!("{} backend={}", r.result.timings, r.result.backend)
+    let t = &r.result.timings;
+    let mut line = format!("{t} backend={}", r.result.backend);
+    if let (Some(pre), Some(call)) = (t.stage("pre_destructor_ms"), t.stage("call_ms")) {
+        let stages: Vec<String> = t
+            .stages
+            .iter()
+            .filter(|(n, _)| n != "call_ms")
+            .map(|(n, ms)| format!("{}={ms:.1}", n.trim_end_matches("_ms")))
+            .collect();
+        line.push_str(&format!(
+            "\n  host: {} ms; call={call:.1} ms gap={:.1} ms",
+            stages.join(" "),
+            call - pre
+        ));
+    }
+    line
 }
 
 /// The JSON object of a job.
@@ -102,6 +122,7 @@ pub fn json_line(r: &Report, workload: Workload, size: usize) -> serde_json::Val
         "prove_ms": t.prove_ms,
         "gpu_ms": t.prove_ms,
         "total_ms": t.total_ms,
+        "stages": t.stages.iter().map(|(n, ms)| (n.clone(), serde_json::json!(ms))).collect::<serde_json::Map<_, _>>(),
         "verified": r.verified,
     })
 }
