@@ -9,20 +9,26 @@ use std::process::{Command, Stdio};
 
 /// What goes into the bundle; adding a binary is one line here.
 const ARTIFACTS: &[Artifact] = &[
-    Artifact { package: "cuzk-ffi", bench: None },
-    Artifact { package: "cuzk-gpu", bench: None },
-    Artifact { package: "cuzk-gpu", bench: Some("kernels") },
+    Artifact::Tests("cuzk-ffi"),
+    Artifact::Tests("cuzk-gpu"),
+    Artifact::Bench("cuzk-gpu", "kernels"),
+    Artifact::Bin("cuzk", "cuzk"),
+    Artifact::Bin("cuzk-benches", "compare-cpu"),
 ];
 
 /// The bundle travels to the device machine with the working tree.
 const MAX_BUNDLE_BYTES: u64 = 64 << 20;
 
-/// `bench: None` takes every test binary of the package (lib and
-/// integration tests), run without arguments; `Some(name)` takes that one
-/// bench target, run with `--bench`.
-struct Artifact {
-    package: &'static str,
-    bench: Option<&'static str>,
+/// What to build from a package, and whether run.sh runs it.
+enum Artifact {
+    /// Every test binary of the package (lib and integration tests), run
+    /// without arguments.
+    Tests(&'static str),
+    /// One bench target, run with `--bench`.
+    Bench(&'static str, &'static str),
+    /// A binary target, copied but not run by run.sh: the caller runs it with
+    /// the arguments the measurement needs (e.g. `bin/cuzk bench ...`).
+    Bin(&'static str, &'static str),
 }
 
 /// `cargo xtask gpu-bundle [DIR]`.
@@ -41,8 +47,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for artifact in ARTIFACTS {
         for (name, exe) in build(&root, &build_dir, &nvcc, artifact)? {
             fs::copy(&exe, dest.join("bin").join(&name)).map_err(|e| format!("copy {}: {e}", exe.display()))?;
-            let args = if artifact.bench.is_some() { " --bench" } else { "" };
-            runs.push(format!("run {name}{args}"));
+            match artifact {
+                Artifact::Tests(_) => runs.push(format!("run {name}")),
+                Artifact::Bench(..) => runs.push(format!("run {name} --bench")),
+                Artifact::Bin(..) => {}
+            }
             eprintln!("gpu-bundle: added {name}");
         }
     }
@@ -51,7 +60,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     make_executable(&script)?;
 
     let size = dir_size(&dest)?;
-    println!("gpu-bundle: {} ({:.1} MiB, {} binaries)", dest.display(), size as f64 / (1 << 20) as f64, runs.len());
+    println!("gpu-bundle: {} ({:.1} MiB, {} run by run.sh)", dest.display(), size as f64 / (1 << 20) as f64, runs.len());
     if size > MAX_BUNDLE_BYTES {
         return Err(format!("bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte limit"));
     }
@@ -62,9 +71,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// cargo's JSON messages.
 fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Result<Vec<(String, PathBuf)>, String> {
     let mut cmd = Command::new(env!("CARGO"));
-    match artifact.bench {
-        None => cmd.args(["test", "--release", "--no-run", "-p", artifact.package]),
-        Some(bench) => cmd.args(["bench", "--no-run", "-p", artifact.package, "--bench", bench]),
+    let package = match artifact {
+        Artifact::Tests(p) => {
+            cmd.args(["test", "--release", "--no-run", "-p", p]);
+            p
+        }
+        Artifact::Bench(p, bench) => {
+            cmd.args(["bench", "--no-run", "-p", p, "--bench", bench]);
+            p
+        }
+        Artifact::Bin(p, bin) => {
+            cmd.args(["build", "--release", "-p", p, "--bin", bin]);
+            p
+        }
     };
     cmd.arg("--message-format=json")
         .current_dir(root)
@@ -76,10 +95,10 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
         .env("CARGO_PROFILE_BENCH_DEBUG", "0")
         .env("CARGO_PROFILE_BENCH_STRIP", "debuginfo")
         .stderr(Stdio::inherit());
-    eprintln!("gpu-bundle: building {} ...", artifact.package);
+    eprintln!("gpu-bundle: building {package} ...");
     let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("building {} failed ({})", artifact.package, out.status));
+        return Err(format!("building {package} failed ({})", out.status));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let mut found = Vec::new();
@@ -87,12 +106,15 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
         let Some(exe) = json_string(line, "executable") else { continue };
         let exe = PathBuf::from(exe);
         let stem = exe.file_name().unwrap().to_string_lossy().into_owned();
-        // cargo names test executables <target>-<16 hex digit hash>.
-        let name = stem.rsplit_once('-').map_or(stem.clone(), |(n, _)| n.to_string());
+        // cargo names test and bench executables <target>-<16 hex digit hash>.
+        let name = match artifact {
+            Artifact::Bin(..) => stem,
+            _ => stem.rsplit_once('-').map_or(stem.clone(), |(n, _)| n.to_string()),
+        };
         found.push((name, exe));
     }
     if found.is_empty() {
-        return Err(format!("cargo built no executable for {}", artifact.package));
+        return Err(format!("cargo built no executable for {package}"));
     }
     Ok(found)
 }
