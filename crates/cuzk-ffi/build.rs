@@ -8,21 +8,25 @@
 //! CUZK_NO_CUDA=1 forces the no-GPU build; CUZK_STATIC_CXX=1 links libstdc++
 //! statically (GPU bundles run on another image); CUZK_NVCC_JOBS sets nvcc's
 //! --threads (default 0: one per CPU); CUZK_PTXAS_REPORT=1 writes ptxas
-//! register/spill reports to $OUT_DIR/ptxas-*.txt.
+//! register/spill reports to $OUT_DIR/ptxas-*.txt; CUZK_CUDA_ARCHS=90 (or
+//! 80,90, ...) compiles for those sm_ targets only, for faster iteration.
 
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
-const CUDA_SOURCES: [&str; 3] = ["cuda/api/device.cu", "cuda/api/ntt.cu", "cuda/api/msm.cu"];
+const CUDA_SOURCES: [&str; 4] = ["cuda/api/device.cu", "cuda/api/ntt.cu", "cuda/api/msm.cu", "cuda/api/groth16.cu"];
+/// The C++ host code of the Groth16 host function (cpp/groth16/).
+const GROTH16_SOURCES: [&str; 5] =
+    ["cpp/groth16/srs.cpp", "cpp/groth16/prove.cpp", "cpp/groth16/split.cpp", "cpp/groth16/epilogue.cpp", "cpp/groth16/dealloc.cpp"];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.join("../..").canonicalize().unwrap();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
 
-    for var in ["NVCC", "CUDA_HOME", "PATH", "CUZK_NO_CUDA", "CUZK_STATIC_CXX", "CUZK_NVCC_JOBS", "CUZK_PTXAS_REPORT"] {
+    for var in ["NVCC", "CUDA_HOME", "PATH", "CUZK_NO_CUDA", "CUZK_STATIC_CXX", "CUZK_NVCC_JOBS", "CUZK_PTXAS_REPORT", "CUZK_CUDA_ARCHS"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     for dir in ["cuda", "cpp"] {
@@ -51,8 +55,12 @@ fn main() {
         .opt_level(2)
         .cpp_link_stdlib(None)
         .flag_if_supported("-fconstexpr-ops-limit=1000000000");
+    for src in GROTH16_SOURCES {
+        host.file(root.join(src));
+    }
     if nvcc.is_none() {
         host.file(root.join("cpp/no_gpu.cpp"));
+        host.file(root.join("cpp/groth16/no_gpu.cpp"));
     }
     host.compile("cuzk_ffi_host");
 
@@ -100,8 +108,17 @@ fn nvcc_flags(root: &Path, out_dir: &Path) -> Vec<String> {
         format!("-I{}", out_dir.join("cxxbridge/include").display()),
         format!("-I{}", out_dir.join("cxxbridge/crate").display()),
     ];
-    for g in GENCODES {
-        flags.push(format!("-gencode={g}"));
+    match env::var("CUZK_CUDA_ARCHS") {
+        Ok(archs) => {
+            for sm in archs.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+                flags.push(format!("-gencode=arch=compute_{sm},code=sm_{sm}"));
+            }
+        }
+        Err(_) => {
+            for g in GENCODES {
+                flags.push(format!("-gencode={g}"));
+            }
+        }
     }
     flags
 }

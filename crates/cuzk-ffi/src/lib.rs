@@ -184,6 +184,98 @@ pub mod ffi {
         /// Host hook: the set-bit indices visited by the batch-addition threads, in thread order.
         fn batch_add_model(bitmap: &[u64], threads: u64) -> Result<Vec<u64>>;
     }
+
+    /// One circuit's input to the Groth16 host function: blstrs' Montgomery
+    /// limbs of its ProvingAssignment, its density bitsets as words, and its
+    /// blinding factors.
+    pub struct Groth16Circuit<'a> {
+        /// A's evaluation per constraint (4 limbs each).
+        pub a: &'a [u64],
+        /// B's evaluation per constraint.
+        pub b: &'a [u64],
+        /// C's evaluation per constraint.
+        pub c: &'a [u64],
+        /// Public inputs, the constant one first.
+        pub input: &'a [u64],
+        /// Private witness.
+        pub aux: &'a [u64],
+        /// Aux variables used in A, 64 per word.
+        pub a_aux_density: &'a [u64],
+        /// Inputs used in B.
+        pub b_input_density: &'a [u64],
+        /// Aux variables used in B.
+        pub b_aux_density: &'a [u64],
+        /// The blinding factor r.
+        pub r: [u64; 4],
+        /// The blinding factor s.
+        pub s: [u64; 4],
+    }
+
+    /// Milliseconds per stage of one host-function call, measured from its entry.
+    #[derive(Debug, Clone, Copy, Default, PartialEq)]
+    pub struct Groth16Timings {
+        /// Entry until the CPU prep thread started.
+        pub pre_prep_ms: f64,
+        /// Allocating the split vectors (bitmaps, tail scalars).
+        pub split_alloc_ms: f64,
+        /// The rest of the prep thread: classifying scalars, tail positions, host gathers.
+        pub prep_msm_ms: f64,
+        /// NTTs of a, b, c and the H MSM, all circuits.
+        pub ntt_msm_h_ms: f64,
+        /// Batch additions of the ones of L, A, B (G1).
+        pub batch_add_ms: f64,
+        /// Tail (or dense) MSMs of L, A, B (G1).
+        pub tail_msm_ms: f64,
+        /// B in G2: batch addition and tail (or dense) MSM.
+        pub b_g2_msm_ms: f64,
+        /// Combining the sums into compressed proofs.
+        pub epilogue_ms: f64,
+        /// Entry until just before returning (temporaries go to the freeing thread after).
+        pub pre_destructor_ms: f64,
+    }
+
+    /// Where an uploaded SRS keeps its bases.
+    #[derive(Debug)]
+    enum SrsPlacement {
+        /// On the device if it has room for them and the proving temporaries, else pinned host memory.
+        Auto,
+        /// In pinned host memory, streamed to the device in chunks.
+        HostStreaming,
+    }
+
+    unsafe extern "C++" {
+        include!("cpp/groth16/bridge.hpp");
+
+        /// An SRS uploaded for one device.
+        type Groth16Srs;
+
+        /// Uploads an SRS: `vk` is alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 as affine limbs;
+        /// `stream_chunk` bases per streamed chunk (0 for the default).
+        #[allow(clippy::too_many_arguments)]
+        fn groth16_srs_upload(
+            device: i32,
+            vk: &[u64],
+            h: &[u64],
+            l: &[u64],
+            a: &[u64],
+            b_g1: &[u64],
+            b_g2: &[u64],
+            placement: SrsPlacement,
+            stream_chunk: u64,
+        ) -> Result<UniquePtr<Groth16Srs>>;
+        /// Whether the SRS's bases live in device memory.
+        fn groth16_srs_resident(srs: &Groth16Srs) -> bool;
+        /// Proves every circuit on `device`, writing 192 bytes per proof into `proofs`.
+        fn generate_groth16_proofs_c<'a>(
+            device: i32,
+            srs: &Groth16Srs,
+            circuits: &[Groth16Circuit<'a>],
+            timing: bool,
+            proofs: &mut [u8],
+        ) -> Result<Groth16Timings>;
+        /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
+        fn groth16_epilogue_hook(vk: &[u64], sums: &[u64], rs: &[u64], proof: &mut [u8]) -> Result<()>;
+    }
 }
 
 // SAFETY: a DeviceArray is immutable after construction (its device pointer,
@@ -196,3 +288,13 @@ unsafe impl Sync for ffi::DeviceArray {}
 
 // The C++ side asserts the same size (cuda/api/device.cu).
 const _: () = assert!(std::mem::size_of::<ffi::DeviceInfo>() == 56);
+
+// SAFETY: a Groth16Srs is immutable after construction (cpp/groth16/srs.hpp)
+// and frees its device and pinned memory in its destructor; the CUDA calls
+// that read it are thread-safe, so it may be shared and dropped across threads.
+unsafe impl Send for ffi::Groth16Srs {}
+// SAFETY: as for Send.
+unsafe impl Sync for ffi::Groth16Srs {}
+
+// The C++ side asserts the same size (cpp/groth16/prove.cpp).
+const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 72);

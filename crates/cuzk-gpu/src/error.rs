@@ -36,6 +36,16 @@ pub enum GpuError {
     /// The C++ side failed outside CUDA (e.g. a host allocation).
     #[error("host error in the C++ layer: {0}")]
     Host(String),
+    /// An SRS query does not have the size an assignment needs.
+    #[error("SRS mismatch: {what}: the SRS has {have}, the assignment needs {need}")]
+    SrsMismatch {
+        /// Which query.
+        what: &'static str,
+        /// Its size in the SRS.
+        have: usize,
+        /// The size the assignment needs.
+        need: usize,
+    },
 }
 
 impl From<cuzk_ffi::Exception> for GpuError {

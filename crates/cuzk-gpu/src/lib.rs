@@ -19,11 +19,17 @@ pub mod arith;
 pub mod msm;
 /// Bitmap-driven sums of bases (the 0/1 part of a witness).
 pub mod batch_add;
+/// The Groth16 SRS uploaded once per device.
+pub mod srs;
+/// Groth16 proofs on a device (the host function of DESIGN §4).
+pub mod groth16;
 
 pub use device::{devices, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
 pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
+pub use groth16::{prove, HostTimings};
+pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
 pub use ntt::{ntt, NttKind};
 
 /// Whether this build compiled the CUDA kernels.

@@ -1,0 +1,41 @@
+// Bridge declarations of the Groth16 host function (crates/cuzk-ffi). The
+// shared structs are defined by cxx after this header is included, so they
+// are only forward-declared here; no CUDA type appears.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "rust/cxx.h"
+#include "srs.hpp"
+
+namespace cuzk {
+
+struct Groth16Circuit;
+struct Groth16Timings;
+enum class SrsPlacement : uint8_t;
+
+/// Uploads an SRS for device `device`: `vk` holds alpha_g1, beta_g1, beta_g2,
+/// delta_g1, delta_g2 (affine limbs, in that order); the queries are affine
+/// limbs. `stream_chunk` bases per streamed chunk (0: a default of ~256 MiB).
+std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
+                                               rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
+                                               rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
+                                               rust::Slice<const uint64_t> b_g2, SrsPlacement placement,
+                                               uint64_t stream_chunk);
+
+/// Whether the SRS's bases are in device memory (else pinned host memory).
+bool groth16_srs_resident(const Groth16Srs& srs);
+
+/// Proves every circuit with its (r, s) on `device` and writes 192 bytes per
+/// proof (A ‖ B ‖ C compressed) into `proofs`.
+Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
+                                         rust::Slice<const Groth16Circuit> circuits, bool timing,
+                                         rust::Slice<uint8_t> proofs);
+
+/// Host test hook: the epilogue alone. `vk` as for the upload; `sums` the
+/// Jacobian limbs of ΣA, ΣB (G1), ΣB (G2), ΣL, ΣH; `rs` r then s.
+void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uint64_t> sums,
+                           rust::Slice<const uint64_t> rs, rust::Slice<uint8_t> proof);
+
+}  // namespace cuzk

@@ -1,0 +1,329 @@
+// The Groth16 host function (DESIGN §4): H through device-resident NTTs and
+// an MSM; the split into zeros, ones and tail on a CPU thread meanwhile; the
+// ones by GPU batch addition, the tail (and dense queries) by Pippenger MSMs,
+// B in G2 on the GPU; the epilogue on the host; temporaries freed on the
+// background freeing thread.
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../error.hpp"
+#include "bridge.hpp"
+#include "cuzk-ffi/src/lib.rs.h"
+#include "dealloc.hpp"
+#include "epilogue.hpp"
+#include "parallel.hpp"
+#include "split.hpp"
+
+namespace cuzk {
+
+static_assert(sizeof(Groth16Timings) == 9 * sizeof(double), "Groth16Timings layout must match the Rust side");
+
+namespace {
+
+using namespace g16;
+using steady = std::chrono::steady_clock;
+
+double ms_between(steady::time_point a, steady::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+/// Adds the milliseconds `f` takes to *slot.
+template <class F>
+void timed(double* slot, F&& f) {
+    const auto start = steady::now();
+    f();
+    *slot += ms_between(start, steady::now());
+}
+
+/// A non-owning window [first, first + len) of an array.
+DeviceArray view(const DeviceArray& a, uint64_t first, uint64_t len) {
+    return DeviceArray(a.device(), a.kind(), len, static_cast<uint8_t*>(a.data()) + first * array_element_bytes(a.kind()),
+                       nullptr);
+}
+
+template <class F>
+ec::xyzz<F> msm_sum(const DeviceArray& bases, const DeviceArray& scalars) {
+    const MsmWindows w = msm_windows(bases, scalars);
+    return combine_windows<F>(w.sums.data(), w.sums.size() / jacobian_limbs<F>, w.window_bits);
+}
+
+template <class F>
+ec::xyzz<F> bitmap_sum(const DeviceArray& bases, const uint64_t* words, uint64_t word_count) {
+    uint64_t out[jacobian_limbs<F>] = {};
+    batch_add(bases, rust::Slice<const uint64_t>(words, word_count), rust::Slice<uint64_t>(out, jacobian_limbs<F>));
+    return from_jacobian_limbs<F>(out);
+}
+
+std::unique_ptr<DeviceArray> upload_scalars(int32_t device, const fr_t* data, uint64_t len) {
+    auto a = allocate(device, ArrayKind::Scalar, len);
+    copy_to_device(*a, data);
+    return a;
+}
+
+/// Calls f(bases, first, len) over the first `count` bases of q: once over
+/// the resident array, or chunk by chunk through a staging buffer.
+template <class Fn>
+void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&& f) {
+    if (count == 0) return;
+    if (q.device) {
+        f(view(*q.device, 0, count), uint64_t(0), count);
+        return;
+    }
+    const uint64_t chunk = std::min(srs.stream_chunk, count);
+    auto staging = allocate(srs.device, q.kind, chunk);
+    for (uint64_t first = 0; first < count; first += chunk) {
+        const uint64_t len = std::min(chunk, count - first);
+        const DeviceArray part = view(*staging, 0, len);
+        copy_to_device(part, q.host_at(first));
+        f(part, first, len);
+    }
+}
+
+/// Bases of q at the tail positions, gathered on the host from pinned memory
+/// (streaming only; resident SRSs gather on the device).
+std::vector<uint64_t> host_gather(const query_bases& q, const std::vector<uint32_t>& positions) {
+    const uint64_t elem = array_element_bytes(q.kind);
+    std::vector<uint64_t> out(positions.size() * elem / 8);
+    for (size_t t = 0; t < positions.size(); t++) std::memcpy(out.data() + t * elem / 8, q.host_at(positions[t]), elem);
+    return out;
+}
+
+/// Everything the CPU prep thread builds; freed on the freeing thread.
+struct host_temporaries {
+    query_split l, a, b;
+    std::vector<uint64_t> tail_msm_l_bases, tail_msm_a_bases, tail_msm_b_g1_bases, tail_msm_b_g2_bases;
+};
+
+/// Per-call state of one batch.
+struct batch {
+    const Groth16Srs& srs;
+    std::vector<circuit_view> circuits;
+    std::vector<const Groth16Circuit*> inputs;
+    uint64_t n = 0;
+    uint32_t log_n = 0;
+};
+
+/// Σ over query `bases` of every circuit's scalars per `split`, added into
+/// target(i): bitmap sums of the ones (into *batch_ms), then the tail MSM
+/// or, for a dense query, the full MSM (into *msm_ms).
+template <class F, class Target>
+void prove_query(const batch& bt, const query_bases& bases, const query_split& split,
+                 const std::vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, Target&& target) {
+    const Groth16Srs& srs = bt.srs;
+    const size_t count = bt.circuits.size();
+    if (split.dense) {
+        timed(msm_ms, [&] {
+            for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
+                for (size_t i = 0; i < count; i++) {
+                    const fr_t* s = split.scalars.empty() ? bt.circuits[i].aux : split.scalars[i].data();
+                    auto scalars = upload_scalars(srs.device, s + first, len);
+                    target(i) = target(i).add(msm_sum<F>(part, *scalars));
+                }
+            });
+        });
+        return;
+    }
+    timed(batch_ms, [&] {
+        for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
+            for (size_t i = 0; i < count; i++) {
+                const uint64_t* words = split.ones[i].data() + first / 64;
+                const uint64_t word_count = (len + 63) / 64;
+                bool any = false;
+                for (uint64_t w = 0; w < word_count && !any; w++) any = words[w] != 0;
+                if (any) target(i) = target(i).add(bitmap_sum<F>(part, words, word_count));
+            }
+        });
+    });
+    if (split.tail.empty()) return;
+    timed(msm_ms, [&] {
+        std::unique_ptr<DeviceArray> tail;
+        if (bases.device) {
+            tail = gather(*bases.device, split.tail.data(), split.tail.size());
+        } else {
+            tail = allocate(srs.device, bases.kind, split.tail.size());
+            copy_to_device(*tail, host_tail.data());
+        }
+        for (size_t i = 0; i < count; i++) {
+            auto scalars = upload_scalars(srs.device, split.scalars[i].data(), split.tail.size());
+            target(i) = target(i).add(msm_sum<F>(*tail, *scalars));
+        }
+    });
+}
+
+/// The CPU prep thread's work: the three splits and, when streaming, the
+/// host gathers of the tail bases.
+void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
+    const unsigned threads = cpu_threads();
+    double alloc_ms = 0;
+    const auto start = steady::now();
+    tmp.l = split_query(query::l, bt.circuits, threads, &alloc_ms);
+    tmp.a = split_query(query::a, bt.circuits, threads, &alloc_ms);
+    tmp.b = split_query(query::b, bt.circuits, threads, &alloc_ms);
+    if (!bt.srs.resident) {
+        if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(bt.srs.l, tmp.l.tail);
+        if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(bt.srs.a, tmp.a.tail);
+        if (!tmp.b.dense) {
+            tmp.tail_msm_b_g1_bases = host_gather(bt.srs.b_g1, tmp.b.tail);
+            tmp.tail_msm_b_g2_bases = host_gather(bt.srs.b_g2, tmp.b.tail);
+        }
+    }
+    tm.split_alloc_ms = alloc_ms;
+    tm.prep_msm_ms = ms_between(start, steady::now()) - alloc_ms;
+}
+
+uint64_t words_for(uint64_t bits) { return (bits + 63) / 64; }
+
+void check_density(rust::Slice<const uint64_t> words, uint64_t bits, size_t circuit, const char* what) {
+    if (words.size() != words_for(bits))
+        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " has " + std::to_string(words.size()) +
+                      " words for " + std::to_string(bits) + " variables");
+    if (bits % 64 != 0 && (words[words.size() - 1] >> (bits % 64)) != 0)
+        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " has bits past its variables");
+}
+
+uint64_t scalars_in(rust::Slice<const uint64_t> limbs, size_t circuit, const char* what) {
+    if (limbs.size() % 4 != 0)
+        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " is not a whole number of scalars");
+    return limbs.size() / 4;
+}
+
+void expect(uint64_t have, uint64_t need, size_t circuit, const char* what) {
+    if (have != need)
+        throw_invalid("circuit " + std::to_string(circuit) + ": the SRS has " + std::to_string(have) + " " + what +
+                      " but the assignment needs " + std::to_string(need));
+}
+
+/// Checks every circuit against the SRS and builds its view.
+batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits) {
+    batch bt{srs, {}, {}, srs.h.len + 1, 0};
+    if ((bt.n & (bt.n - 1)) != 0) throw_invalid("the SRS has " + std::to_string(srs.h.len) + " h bases: not 2^k - 1");
+    while ((uint64_t(1) << bt.log_n) < bt.n) bt.log_n++;
+    for (size_t i = 0; i < circuits.size(); i++) {
+        const Groth16Circuit& c = circuits[i];
+        const uint64_t m = scalars_in(c.a, i, "a");
+        if (scalars_in(c.b, i, "b") != m || scalars_in(c.c, i, "c") != m)
+            throw_invalid("circuit " + std::to_string(i) + ": a, b and c differ in length");
+        uint64_t domain = 1;
+        while (domain < m) domain *= 2;
+        expect(srs.h.len, domain - 1, i, "h bases (domain size - 1)");
+        circuit_view v{};
+        v.num_inputs = scalars_in(c.input, i, "input");
+        v.num_aux = scalars_in(c.aux, i, "aux");
+        v.input = reinterpret_cast<const fr_t*>(c.input.data());
+        v.aux = reinterpret_cast<const fr_t*>(c.aux.data());
+        check_density(c.a_aux_density, v.num_aux, i, "a_aux_density");
+        check_density(c.b_input_density, v.num_inputs, i, "b_input_density");
+        check_density(c.b_aux_density, v.num_aux, i, "b_aux_density");
+        v.a_aux_density = c.a_aux_density.data();
+        v.b_input_density = c.b_input_density.data();
+        v.b_aux_density = c.b_aux_density.data();
+        expect(srs.l.len, query_len(query::l, v), i, "l bases (private variables)");
+        expect(srs.a.len, query_len(query::a, v), i, "a bases (inputs + private variables used in A)");
+        expect(srs.b_g1.len, query_len(query::b, v), i, "b_g1 bases (variables used in B)");
+        expect(srs.b_g2.len, query_len(query::b, v), i, "b_g2 bases (variables used in B)");
+        bt.circuits.push_back(v);
+        bt.inputs.push_back(&c);
+    }
+    return bt;
+}
+
+fr_t scalar_of(const std::array<uint64_t, 4>& limbs) {
+    fr_t x;
+    std::memcpy(&x, limbs.data(), sizeof(x));
+    return x;
+}
+
+Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits,
+                           bool timing, rust::Slice<uint8_t> proofs) {
+    const auto t0 = steady::now();
+    Groth16Timings tm{};
+    if (device != srs.device)
+        throw_invalid("the SRS is on device " + std::to_string(srs.device) + ", not device " + std::to_string(device));
+    if (proofs.size() != 192 * circuits.size())
+        throw_invalid("proofs: " + std::to_string(proofs.size()) + " bytes for " + std::to_string(circuits.size()) +
+                      " proofs of 192");
+    const batch bt = make_batch(srs, circuits);
+    const size_t count = bt.circuits.size();
+    if (count == 0) return tm;
+
+    // The split runs on the CPU while the device computes H.
+    auto tmp = std::make_shared<host_temporaries>();
+    std::exception_ptr prep_error;
+    std::thread prep([&] {
+        try {
+            tm.pre_prep_ms = ms_between(t0, steady::now());
+            prepare(bt, *tmp, tm);
+        } catch (...) {
+            prep_error = std::current_exception();
+        }
+    });
+    struct joiner {
+        std::thread& t;
+        ~joiner() {
+            if (t.joinable()) t.join();
+        }
+    } join_prep{prep};
+
+    std::vector<circuit_sums> sums(count);
+    timed(&tm.ntt_msm_h_ms, [&] {
+        quotient_engine engine(device, bt.log_n);
+        for (size_t i = 0; i < count; i++) {
+            const Groth16Circuit& c = *bt.inputs[i];
+            const DeviceArray& h = engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
+            for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
+                sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(h, first, len)));
+            });
+        }
+    });
+    prep.join();
+    if (prep_error) std::rethrow_exception(prep_error);
+
+    prove_query<fp_t>(bt, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+                      [&](size_t i) -> g1& { return sums[i].l; });
+    prove_query<fp_t>(bt, srs.a, tmp->a, tmp->tail_msm_a_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+                      [&](size_t i) -> g1& { return sums[i].a; });
+    prove_query<fp_t>(bt, srs.b_g1, tmp->b, tmp->tail_msm_b_g1_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+                      [&](size_t i) -> g1& { return sums[i].b_g1; });
+    prove_query<fp2_t>(bt, srs.b_g2, tmp->b, tmp->tail_msm_b_g2_bases, &tm.b_g2_msm_ms, &tm.b_g2_msm_ms,
+                       [&](size_t i) -> g2& { return sums[i].b_g2; });
+
+    timed(&tm.epilogue_ms, [&] {
+        parallel_for(count, cpu_threads(), [&](size_t i) {
+            const Groth16Circuit& c = *bt.inputs[i];
+            epilogue(srs.vk, sums[i], scalar_of(c.r), scalar_of(c.s), proofs.data() + 192 * i);
+        });
+    });
+
+    tm.pre_destructor_ms = ms_between(t0, steady::now());
+    free_later(std::move(tmp));
+    if (timing) {
+        std::fprintf(stderr,
+                     "CUZK_TIMING: pre_prep_ms=%.3f split_alloc_ms=%.3f prep_msm_ms=%.3f ntt_msm_h_ms=%.3f "
+                     "batch_add_ms=%.3f tail_msm_ms=%.3f b_g2_msm_ms=%.3f epilogue_ms=%.3f pre_destructor_ms=%.3f\n",
+                     tm.pre_prep_ms, tm.split_alloc_ms, tm.prep_msm_ms, tm.ntt_msm_h_ms, tm.batch_add_ms,
+                     tm.tail_msm_ms, tm.b_g2_msm_ms, tm.epilogue_ms, tm.pre_destructor_ms);
+    }
+    return tm;
+}
+
+}  // namespace
+
+Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
+                                         rust::Slice<const Groth16Circuit> circuits, bool timing,
+                                         rust::Slice<uint8_t> proofs) {
+    // cxx turns std::exceptions into Rust errors; anything else would abort.
+    try {
+        return prove_batch(device, srs, circuits, timing, proofs);
+    } catch (const std::exception&) {
+        throw;
+    } catch (...) {
+        throw error("host_error: a non-standard C++ exception in the Groth16 host function");
+    }
+}
+
+}  // namespace cuzk

@@ -1,0 +1,56 @@
+// The split vectors (DESIGN §4.2), built on the CPU while the GPU computes H.
+// Filecoin witnesses are mostly bits, so for each query (L, A, B) every base
+// position is classified per circuit: a zero scalar drops out, a one is a bit
+// in that circuit's bitmap (summed by GPU batch addition, no multiplication),
+// and anything else, or any public input, joins the tail: the union of tail
+// positions over the batch, whose bases are gathered once and whose scalars
+// each circuit proves with one Pippenger MSM. When the tail covers more than
+// half the query, a plain MSM over every base is cheaper and is used instead.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "curve.hpp"
+
+namespace cuzk::g16 {
+
+/// The part of one circuit's assignment the split reads (host memory).
+struct circuit_view {
+    const fr_t* input;
+    uint64_t num_inputs;
+    const fr_t* aux;
+    uint64_t num_aux;
+    const uint64_t* a_aux_density;    // ceil(num_aux / 64) words
+    const uint64_t* b_input_density;  // ceil(num_inputs / 64) words
+    const uint64_t* b_aux_density;    // ceil(num_aux / 64) words
+};
+
+/// Which query a split is for; they differ in which variables have a base.
+enum class query { l, a, b };
+
+/// Bases of a query a circuit needs: L every aux variable; A every input,
+/// then the aux variables of the A density; B the inputs, then the aux
+/// variables, of the B densities.
+uint64_t query_len(query q, const circuit_view& c);
+
+/// The split of one query over a batch.
+struct query_split {
+    uint64_t len = 0;
+    /// True: one MSM over all `len` bases per circuit (scalars hold all of
+    /// them, except for L, whose scalars are the aux assignment itself).
+    bool dense = false;
+    /// Sparse only: per circuit, bit p set where base p's scalar is one.
+    std::vector<std::vector<uint64_t>> ones;
+    /// Sparse only: the tail's base positions, ascending.
+    std::vector<uint32_t> tail;
+    /// Per circuit: the tail scalars (sparse) or all scalars (dense, A and B).
+    std::vector<std::vector<fr_t>> scalars;
+};
+
+/// The split of one query for every circuit (each needing the same number
+/// of bases); `threads` bounds the workers; adds the milliseconds spent
+/// allocating the split vectors to *alloc_ms.
+query_split split_query(query q, const std::vector<circuit_view>& circuits, unsigned threads, double* alloc_ms);
+
+}  // namespace cuzk::g16

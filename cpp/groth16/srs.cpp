@@ -1,0 +1,92 @@
+// Uploading the SRS once per device (srs.hpp): resident when the device has
+// room for it and the proving temporaries, else pinned host memory.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "../error.hpp"
+#include "bridge.hpp"
+#include "cuzk-ffi/src/lib.rs.h"
+#include "epilogue.hpp"
+
+namespace cuzk {
+namespace {
+
+/// Bytes per streamed chunk when the caller leaves the choice to us.
+constexpr uint64_t DEFAULT_CHUNK_BYTES = uint64_t(256) << 20;
+/// Device memory kept free beside a resident SRS for the CUDA context, CUB
+/// and the MSM temporaries, on top of the NTT buffers.
+constexpr uint64_t WORKING_RESERVE = uint64_t(2) << 30;
+
+uint64_t elements(ArrayKind kind, rust::Slice<const uint64_t> limbs, const char* what) {
+    const uint64_t elem = array_element_bytes(kind);
+    if (limbs.size() * 8 % elem != 0)
+        throw_invalid(std::string(what) + ": " + std::to_string(limbs.size()) + " limbs is not a whole number of points");
+    return limbs.size() * 8 / elem;
+}
+
+query_bases place(int32_t device, ArrayKind kind, rust::Slice<const uint64_t> limbs, bool resident,
+                  const char* what) {
+    query_bases q;
+    q.kind = kind;
+    q.len = elements(kind, limbs, what);
+    if (resident) {
+        q.device = g16::allocate(device, kind, q.len);
+        g16::copy_to_device(*q.device, limbs.data());
+    } else {
+        q.host = std::make_unique<g16::pinned_memory>(limbs.size() * 8);
+        if (!limbs.empty()) std::memcpy(q.host->data(), limbs.data(), limbs.size() * 8);
+    }
+    return q;
+}
+
+void place_all(Groth16Srs& srs, rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
+               rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1, rust::Slice<const uint64_t> b_g2) {
+    const int32_t d = srs.device;
+    const bool r = srs.resident;
+    srs.h = place(d, ArrayKind::G1Affine, h, r, "h");
+    srs.l = place(d, ArrayKind::G1Affine, l, r, "l");
+    srs.a = place(d, ArrayKind::G1Affine, a, r, "a");
+    srs.b_g1 = place(d, ArrayKind::G1Affine, b_g1, r, "b_g1");
+    srs.b_g2 = place(d, ArrayKind::G2Affine, b_g2, r, "b_g2");
+}
+
+bool is_oom(const error& e) { return std::string(e.what()).rfind("cuda_oom", 0) == 0; }
+
+}  // namespace
+
+std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
+                                               rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
+                                               rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
+                                               rust::Slice<const uint64_t> b_g2, SrsPlacement placement,
+                                               uint64_t stream_chunk) {
+    auto srs = std::make_unique<Groth16Srs>();
+    srs->device = device;
+    srs->vk = read_vk(vk);
+    uint64_t free = 0, total = 0;
+    g16::device_memory(device, &free, &total);
+
+    const uint64_t bytes = 8 * uint64_t(h.size() + l.size() + a.size() + b_g1.size() + b_g2.size());
+    // The quotient keeps four n-scalar buffers and the twiddles on the device.
+    const uint64_t ntt_bytes = 5 * 32 * (elements(ArrayKind::G1Affine, h, "h") + 1);
+    srs->resident = placement == SrsPlacement::Auto && bytes + ntt_bytes + WORKING_RESERVE <= free;
+    if (srs->resident) {
+        try {
+            place_all(*srs, h, l, a, b_g1, b_g2);
+        } catch (const error& e) {
+            // Another user of the device took memory since we looked: stream instead.
+            if (!is_oom(e)) throw;
+            srs->resident = false;
+        }
+    }
+    if (!srs->resident) place_all(*srs, h, l, a, b_g1, b_g2);
+
+    // Chunks hold whole bitmap words, so batch additions split at word bounds.
+    const uint64_t chunk = stream_chunk ? stream_chunk : DEFAULT_CHUNK_BYTES / array_element_bytes(ArrayKind::G2Affine);
+    srs->stream_chunk = std::max<uint64_t>(64, (chunk + 63) / 64 * 64);
+    return srs;
+}
+
+bool groth16_srs_resident(const Groth16Srs& srs) { return srs.resident; }
+
+}  // namespace cuzk

@@ -1,0 +1,234 @@
+use crate::srs::{GpuSrs, SrsSizes};
+use crate::{Device, GpuError};
+use blstrs::Scalar;
+use cuzk_ffi::cast::as_limbs;
+use cuzk_ffi::ffi;
+use cuzk_groth16::{Domain, Proof};
+use cuzk_synth::ProvingAssignment;
+
+/// Milliseconds per stage of one host-function call (DESIGN §4.6).
+pub use cuzk_ffi::ffi::Groth16Timings as HostTimings;
+
+/// Proves each assignment with its `(r, s)` on `device`, with the SRS
+/// uploaded there; the proofs equal the CPU backend's for the same r and s,
+/// byte for byte. With `timing`, the host function also prints one
+/// `CUZK_TIMING:` line to stderr; the same figures are returned either way.
+pub fn prove(
+    device: &Device,
+    srs: &GpuSrs,
+    assignments: &[ProvingAssignment<Scalar>],
+    randomness: &[(Scalar, Scalar)],
+    timing: bool,
+) -> Result<(Vec<Proof>, HostTimings), GpuError> {
+    if device.id() != srs.device_id() {
+        return Err(GpuError::InvalidInput(format!(
+            "the SRS was uploaded for device {}, not device {}",
+            srs.device_id(),
+            device.id()
+        )));
+    }
+    if assignments.len() != randomness.len() {
+        return Err(GpuError::InvalidInput(format!(
+            "{} assignments but {} (r, s) pairs",
+            assignments.len(),
+            randomness.len()
+        )));
+    }
+    for pa in assignments {
+        check_sizes(&srs.sizes(), pa)?;
+    }
+    let circuits: Vec<ffi::Groth16Circuit<'_>> =
+        assignments.iter().zip(randomness).map(|(pa, rs)| circuit(pa, rs)).collect();
+    let mut bytes = vec![0u8; Proof::SIZE * assignments.len()];
+    let timings = ffi::generate_groth16_proofs_c(device.id(), srs.raw(), &circuits, timing, &mut bytes)?;
+    let proofs = Proof::read_many(&bytes)
+        .map_err(|e| GpuError::Host(format!("the host function wrote an undecodable proof: {e}")))?;
+    Ok((proofs, timings))
+}
+
+fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> ffi::Groth16Circuit<'a> {
+    let limbs4 = |x: &Scalar| -> [u64; 4] { as_limbs(std::slice::from_ref(x)).try_into().expect("a scalar is 4 limbs") };
+    ffi::Groth16Circuit {
+        a: as_limbs(&pa.a),
+        b: as_limbs(&pa.b),
+        c: as_limbs(&pa.c),
+        input: as_limbs(&pa.input_assignment),
+        aux: as_limbs(&pa.aux_assignment),
+        a_aux_density: pa.a_aux_density.words(),
+        b_input_density: pa.b_input_density.words(),
+        b_aux_density: pa.b_aux_density.words(),
+        r: limbs4(r),
+        s: limbs4(s),
+    }
+}
+
+/// Checks every query size of the SRS against what the assignment needs,
+/// as the CPU prover does, naming both sizes when they differ.
+pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(), GpuError> {
+    let domain = Domain::new(pa.num_constraints()).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
+    if pa.b.len() != pa.a.len() || pa.c.len() != pa.a.len() {
+        return Err(GpuError::InvalidInput(format!(
+            "a, b, c have {}, {}, {} evaluations",
+            pa.a.len(),
+            pa.b.len(),
+            pa.c.len()
+        )));
+    }
+    let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
+    let checks = [
+        ("IC bases (public inputs with the one)", sizes.ic, pa.num_inputs()),
+        ("h bases (domain size - 1)", sizes.h, domain.size() - 1),
+        ("l bases (private variables)", sizes.l, pa.num_aux()),
+        ("a bases (inputs + private variables used in A)", sizes.a, pa.num_inputs() + pa.a_aux_density.count_ones()),
+        ("b bases (variables used in B)", sizes.b, b_needed),
+    ];
+    for (what, have, need) in checks {
+        if have != need {
+            return Err(GpuError::SrsMismatch { what, have, need });
+        }
+    }
+    let densities = [
+        ("a_aux_density", pa.a_aux_density.len(), pa.num_aux()),
+        ("b_aux_density", pa.b_aux_density.len(), pa.num_aux()),
+        ("b_input_density", pa.b_input_density.len(), pa.num_inputs()),
+    ];
+    for (what, len, vars) in densities {
+        if len != vars {
+            return Err(GpuError::InvalidInput(format!("{what} tracks {len} variables, the assignment has {vars}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
+    use cuzk_ffi::cast::as_limbs;
+    use cuzk_synth::DensityTracker;
+    use ff::Field;
+    use group::prime::PrimeCurveAffine;
+    use group::{Curve, Group};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    fn assignment(constraints: usize, inputs: usize, aux: usize) -> ProvingAssignment<Scalar> {
+        let mut pa = ProvingAssignment::new();
+        pa.a = vec![Scalar::ZERO; constraints];
+        pa.b = pa.a.clone();
+        pa.c = pa.a.clone();
+        pa.input_assignment = vec![Scalar::ONE; inputs];
+        pa.aux_assignment = vec![Scalar::ONE; aux];
+        let full = |n| {
+            let mut d = DensityTracker::new();
+            for i in 0..n {
+                d.add_element();
+                d.inc(i);
+            }
+            d
+        };
+        pa.a_aux_density = full(aux);
+        pa.b_aux_density = full(aux);
+        pa.b_input_density = full(inputs);
+        pa
+    }
+
+    #[test]
+    fn size_mismatches_name_both_sizes() {
+        let pa = assignment(5, 2, 3);
+        let ok = SrsSizes { ic: 2, h: 7, l: 3, a: 5, b: 5 };
+        assert_eq!(check_sizes(&ok, &pa), Ok(()));
+        let cases = [
+            (SrsSizes { ic: 3, ..ok }, "IC", 3, 2),
+            (SrsSizes { h: 15, ..ok }, "h bases", 15, 7),
+            (SrsSizes { l: 4, ..ok }, "l bases", 4, 3),
+            (SrsSizes { a: 4, ..ok }, "a bases", 4, 5),
+            (SrsSizes { b: 6, ..ok }, "b bases", 6, 5),
+        ];
+        for (sizes, prefix, have_want, need_want) in cases {
+            match check_sizes(&sizes, &pa) {
+                Err(GpuError::SrsMismatch { what, have, need }) => {
+                    assert!(what.starts_with(prefix), "{what}");
+                    assert_eq!((have, need), (have_want, need_want), "{what}");
+                }
+                other => panic!("expected a mismatch of {prefix}, got {other:?}"),
+            }
+        }
+        let mut short = pa.clone();
+        short.c.pop();
+        assert!(matches!(check_sizes(&ok, &short), Err(GpuError::InvalidInput(_))));
+    }
+
+    /// The epilogue of the CPU prover, written with blstrs.
+    fn reference_proof(
+        vk: &cuzk_groth16::VerifyingKey,
+        sums: (G1Projective, G1Projective, G2Projective, G1Projective, G1Projective),
+        r: Scalar,
+        s: Scalar,
+    ) -> [u8; 192] {
+        let (sa, sb1, sb2, sl, sh) = sums;
+        let a = sa + vk.alpha_g1 + vk.delta_g1 * r;
+        let b1 = sb1 + vk.beta_g1 + vk.delta_g1 * s;
+        let b2 = sb2 + vk.beta_g2 + vk.delta_g2 * s;
+        let c = sl + sh + a * s + b1 * r - vk.delta_g1 * (r * s);
+        Proof { a: a.to_affine(), b: b2.to_affine(), c: c.to_affine() }.to_bytes()
+    }
+
+    fn host_epilogue(
+        vk: &cuzk_groth16::VerifyingKey,
+        sums: (G1Projective, G1Projective, G2Projective, G1Projective, G1Projective),
+        r: Scalar,
+        s: Scalar,
+    ) -> [u8; 192] {
+        let mut vk_limbs = Vec::new();
+        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.alpha_g1, vk.beta_g1]));
+        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.beta_g2]));
+        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.delta_g1]));
+        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.delta_g2]));
+        let (sa, sb1, sb2, sl, sh) = sums;
+        let mut sum_limbs = as_limbs(&[sa, sb1]).to_vec();
+        sum_limbs.extend_from_slice(as_limbs(&[sb2]));
+        sum_limbs.extend_from_slice(as_limbs(&[sl, sh]));
+        let rs = as_limbs(&[r, s]).to_vec();
+        let mut out = [0u8; 192];
+        ffi::groth16_epilogue_hook(&vk_limbs, &sum_limbs, &rs, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn host_epilogue_matches_blstrs_byte_for_byte() {
+        let mut rng = ChaCha20Rng::seed_from_u64(0x6e70);
+        let g1 = |rng: &mut ChaCha20Rng| G1Projective::random(rng);
+        let g2 = |rng: &mut ChaCha20Rng| G2Projective::random(rng);
+        for round in 0..24 {
+            let vk = cuzk_groth16::VerifyingKey {
+                alpha_g1: g1(&mut rng).to_affine(),
+                beta_g1: g1(&mut rng).to_affine(),
+                beta_g2: g2(&mut rng).to_affine(),
+                gamma_g2: G2Affine::generator(),
+                delta_g1: g1(&mut rng).to_affine(),
+                delta_g2: g2(&mut rng).to_affine(),
+                ic: vec![],
+            };
+            let mut sums = (g1(&mut rng), g1(&mut rng), g2(&mut rng), g1(&mut rng), g1(&mut rng));
+            // Empty sums (a circuit with no ones, say) are identities.
+            if round % 4 == 1 {
+                sums.0 = G1Projective::identity();
+                sums.2 = G2Projective::identity();
+            }
+            if round % 4 == 2 {
+                sums.3 = G1Projective::identity();
+                sums.4 = G1Projective::identity();
+            }
+            let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+            assert_eq!(host_epilogue(&vk, sums, r, s), reference_proof(&vk, sums, r, s), "round {round}");
+        }
+    }
+
+    #[test]
+    fn host_epilogue_rejects_malformed_input() {
+        let mut out = [0u8; 192];
+        let err = GpuError::from(ffi::groth16_epilogue_hook(&[0; 84], &[0; 10], &[0; 8], &mut out).unwrap_err());
+        assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
+    }
+}

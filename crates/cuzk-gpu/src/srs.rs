@@ -1,0 +1,121 @@
+use crate::{Device, GpuError};
+use blstrs::{G1Affine, G2Affine};
+use cuzk_ffi::cast::as_limbs;
+use cuzk_ffi::{ffi, UniquePtr};
+use cuzk_groth16::Parameters;
+
+/// Where [`GpuSrs::upload`] keeps the bases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SrsPlacement {
+    /// In device memory when the device holds them with room to prove (batch
+    /// additions and MSMs then read HBM, not PCIe), else pinned host memory.
+    Auto,
+    /// In pinned host memory, streamed to the device in chunks: for cards too
+    /// small for the SRS, and for testing that path on large ones.
+    HostStreaming,
+}
+
+/// The number of bases of each query, which an assignment must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SrsSizes {
+    /// IC points of the verifying key: public inputs with the constant one.
+    pub ic: usize,
+    /// H query: domain size − 1.
+    pub h: usize,
+    /// L query: private variables.
+    pub l: usize,
+    /// A query: inputs and private variables used in A.
+    pub a: usize,
+    /// B query (G1 and G2): variables used in B.
+    pub b: usize,
+}
+
+/// A proving key uploaded once to one device and reused by every proof
+/// there, so no call pays for moving tens of gigabytes of bases again.
+pub struct GpuSrs {
+    srs: UniquePtr<ffi::Groth16Srs>,
+    device: i32,
+    sizes: SrsSizes,
+}
+
+impl GpuSrs {
+    /// Uploads `params` to `device`, placed as `placement` says.
+    pub fn upload(device: &Device, params: &Parameters, placement: SrsPlacement) -> Result<GpuSrs, GpuError> {
+        let placement = match placement {
+            SrsPlacement::Auto => ffi::SrsPlacement::Auto,
+            SrsPlacement::HostStreaming => ffi::SrsPlacement::HostStreaming,
+        };
+        Self::upload_as(device, params, placement, 0)
+    }
+
+    /// Uploads `params` to pinned host memory, streamed in chunks of
+    /// `chunk_bases` bases (rounded up to a multiple of 64): small chunks let
+    /// tests cross chunk boundaries with small circuits.
+    pub fn upload_streaming(device: &Device, params: &Parameters, chunk_bases: usize) -> Result<GpuSrs, GpuError> {
+        if chunk_bases == 0 {
+            return Err(GpuError::InvalidInput("a streamed chunk needs at least one base".into()));
+        }
+        Self::upload_as(device, params, ffi::SrsPlacement::HostStreaming, chunk_bases as u64)
+    }
+
+    fn upload_as(
+        device: &Device,
+        params: &Parameters,
+        placement: ffi::SrsPlacement,
+        chunk: u64,
+    ) -> Result<GpuSrs, GpuError> {
+        if params.b_g1.len() != params.b_g2.len() {
+            return Err(GpuError::InvalidInput(format!(
+                "the B query has {} G1 bases but {} G2 bases",
+                params.b_g1.len(),
+                params.b_g2.len()
+            )));
+        }
+        let vk = &params.vk;
+        let mut vk_limbs = Vec::with_capacity(84);
+        for p in [vk.alpha_g1, vk.beta_g1] {
+            vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[p]));
+        }
+        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.beta_g2]));
+        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.delta_g1]));
+        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.delta_g2]));
+        let srs = ffi::groth16_srs_upload(
+            device.id(),
+            &vk_limbs,
+            as_limbs(&params.h),
+            as_limbs(&params.l),
+            as_limbs(&params.a),
+            as_limbs(&params.b_g1),
+            as_limbs(&params.b_g2),
+            placement,
+            chunk,
+        )?;
+        let sizes = SrsSizes {
+            ic: vk.ic.len(),
+            h: params.h.len(),
+            l: params.l.len(),
+            a: params.a.len(),
+            b: params.b_g1.len(),
+        };
+        Ok(GpuSrs { srs, device: device.id(), sizes })
+    }
+
+    /// Whether the bases are in device memory (else pinned host memory).
+    pub fn is_resident(&self) -> bool {
+        ffi::groth16_srs_resident(self.raw())
+    }
+
+    /// The device the SRS was uploaded for.
+    pub fn device_id(&self) -> i32 {
+        self.device
+    }
+
+    /// The query sizes assignments are checked against.
+    pub fn sizes(&self) -> SrsSizes {
+        self.sizes
+    }
+
+    pub(crate) fn raw(&self) -> &ffi::Groth16Srs {
+        self.srs.as_ref().expect("a GpuSrs always holds an SRS")
+    }
+}

@@ -1,0 +1,64 @@
+// Device helpers of the Groth16 host function (cpp/groth16/): resident and
+// pinned memory for the SRS, uploads and gathers of bases, and the quotient
+// polynomial H computed on the device. No CUDA type appears here, so the
+// host function, compiled by g++, can drive them; without nvcc they come from
+// cpp/groth16/no_gpu.cpp and fail with a no_gpu error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "msm.hpp"
+
+namespace cuzk::g16 {
+
+/// Page-locked host memory, read by the device through DMA at full PCIe
+/// speed: where the SRS lives when the device cannot hold it.
+class pinned_memory {
+public:
+    explicit pinned_memory(uint64_t bytes);
+    ~pinned_memory();
+    pinned_memory(const pinned_memory&) = delete;
+    pinned_memory& operator=(const pinned_memory&) = delete;
+    void* data() const { return data_; }
+    uint64_t bytes() const { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    uint64_t bytes_ = 0;
+};
+
+/// Free and total device memory of device `id`, in bytes.
+void device_memory(int32_t id, uint64_t* free, uint64_t* total);
+
+/// A new array of `len` elements on device `id`, uninitialised.
+std::unique_ptr<DeviceArray> allocate(int32_t id, ArrayKind kind, uint64_t len);
+
+/// Copies `dst.len()` elements from host memory (pageable or pinned) into `dst`.
+void copy_to_device(const DeviceArray& dst, const void* host);
+
+/// A new array holding src[positions[i]] for i < count, built on src's device.
+std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* positions, uint64_t count);
+
+/// The coefficients of h = (a·b − c)/Z for circuits of one domain size,
+/// computed on one device with every intermediate kept there: the twiddle
+/// tables are built once, the buffers reused for each circuit.
+class quotient_engine {
+public:
+    quotient_engine(int32_t device, uint32_t log_n);
+    ~quotient_engine();
+    quotient_engine(const quotient_engine&) = delete;
+    quotient_engine& operator=(const quotient_engine&) = delete;
+
+    /// h's n coefficients (the top one zero) from the first m evaluations of
+    /// a, b, c on the domain (Montgomery Fr limbs, m <= n; the rest are zero):
+    /// iNTT, coset NTT, (a·b − c)·Z⁻¹ on the coset, inverse coset NTT. The
+    /// array stays valid until the next call.
+    const DeviceArray& run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m);
+
+private:
+    struct state;
+    std::unique_ptr<state> s_;
+};
+
+}  // namespace cuzk::g16
