@@ -1,5 +1,7 @@
 //! The CPU prover after synthesis, on the same circuit and parameters: cuzk's
 //! `prove` on a synthesized assignment, bellperson 0.27's logged prover time.
+// criterion_group! defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::time::Duration;
 

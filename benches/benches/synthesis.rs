@@ -1,6 +1,8 @@
 //! Synthesis of the same circuit by cuzk (`ProvingAssignment::synthesize`)
 //! and by bellperson 0.27 (the synthesis time its prover logs; it has no
 //! public entry point for synthesis alone).
+// criterion_group! defines an undocumented public function.
+#![allow(missing_docs)]
 
 use std::time::Duration;
 
