@@ -38,6 +38,9 @@ pub struct BenchArgs {
     /// Write a JSON-lines timeline of engine events here.
     #[arg(long)]
     timeline: Option<PathBuf>,
+    /// The engine's memory budget in GiB (default: three quarters of RAM).
+    #[arg(long)]
+    memory_gib: Option<f64>,
 }
 
 /// Runs the benchmark.
@@ -52,7 +55,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Error> {
         super::setup::run(&WorkloadArgs { circuit: a.circuit, size: a.size }, &params)?;
     }
     let pvk = jobs::pvk(&params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref())?;
+    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib)?;
     eprintln!(
         "bench: {} jobs x {} partitions of {} size {} ({} constraints each)",
         a.jobs,

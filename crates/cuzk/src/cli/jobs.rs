@@ -22,7 +22,11 @@ pub struct Report {
 }
 
 /// Starts an engine on the chosen backend and says which backend it is.
-pub fn engine(backend: BackendChoice, timeline: Option<&Path>) -> Result<Engine, Error> {
+pub fn engine(
+    backend: BackendChoice,
+    timeline: Option<&Path>,
+    memory_gib: Option<f64>,
+) -> Result<Engine, Error> {
     let progress = Arc::new(Progress::new("params"));
     let mut config = Config {
         backend,
@@ -34,6 +38,9 @@ pub fn engine(backend: BackendChoice, timeline: Option<&Path>) -> Result<Engine,
         })),
         ..Config::default()
     };
+    if let Some(gib) = memory_gib {
+        config.memory_budget = (gib * (1u64 << 30) as f64) as u64;
+    }
     if let Some(path) = timeline {
         let file = std::fs::File::create(path).map_err(Error::io(path))?;
         config.timeline = Some(Box::new(std::io::BufWriter::new(file)));

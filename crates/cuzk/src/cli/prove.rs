@@ -31,6 +31,9 @@ pub struct ProveArgs {
     /// Write a JSON-lines timeline of engine events here.
     #[arg(long)]
     timeline: Option<PathBuf>,
+    /// The engine's memory budget in GiB (default: three quarters of RAM).
+    #[arg(long)]
+    memory_gib: Option<f64>,
 }
 
 /// Proves, verifies, reports, and writes the proofs if asked.
@@ -39,7 +42,7 @@ pub fn run(a: &ProveArgs) -> Result<(), Error> {
         return Err(Error::Usage("--batch must be at least 1".into()));
     }
     let pvk = jobs::pvk(&a.params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref())?;
+    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib)?;
     let (handle, inputs) =
         jobs::submit(&engine, &a.params, a.workload.circuit, a.workload.size, a.batch)?;
     let report = jobs::finish(handle, inputs, &pvk)?;
