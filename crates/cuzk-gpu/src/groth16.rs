@@ -65,7 +65,8 @@ fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> 
 /// Checks every query size of the SRS against what the assignment needs,
 /// as the CPU prover does, naming both sizes when they differ.
 pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(), GpuError> {
-    let domain = Domain::new(pa.num_constraints()).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
+    let domain_size =
+        Domain::size_for(pa.num_constraints()).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
     if pa.b.len() != pa.a.len() || pa.c.len() != pa.a.len() {
         return Err(GpuError::InvalidInput(format!(
             "a, b, c have {}, {}, {} evaluations",
@@ -77,7 +78,7 @@ pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(
     let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
     let checks = [
         ("IC bases (public inputs with the one)", sizes.ic, pa.num_inputs()),
-        ("h bases (domain size - 1)", sizes.h, domain.size() - 1),
+        ("h bases (domain size - 1)", sizes.h, domain_size - 1),
         ("l bases (private variables)", sizes.l, pa.num_aux()),
         ("a bases (inputs + private variables used in A)", sizes.a, pa.num_inputs() + pa.a_aux_density.count_ones()),
         ("b bases (variables used in B)", sizes.b, b_needed),

@@ -23,13 +23,7 @@ pub struct Domain {
 impl Domain {
     /// The smallest power-of-two domain with at least `min_size` points.
     pub fn new(min_size: usize) -> Result<Domain, Error> {
-        if min_size == 0 {
-            return Err(Error::EmptyDomain);
-        }
-        let log2 = min_size.next_power_of_two().trailing_zeros();
-        if log2 > Scalar::S || min_size as u128 > 1u128 << Scalar::S {
-            return Err(Error::DomainTooLarge { needed: min_size as u64, max_log2: Scalar::S });
-        }
+        let log2 = Self::size_for(min_size)?.trailing_zeros();
         let mut omega = Scalar::ROOT_OF_UNITY;
         for _ in log2..Scalar::S {
             omega = omega.square();
@@ -37,6 +31,20 @@ impl Domain {
         let size = 1usize << log2;
         let size_inv = Scalar::from(size as u64).invert().expect("domain size is below the field characteristic");
         Ok(Domain { log2, omega, size_inv, table: ntt::twiddles(omega, size) })
+    }
+
+    /// The size of the domain [`Domain::new`] would build for `min_size`
+    /// points, without building its twiddle table (which costs a field
+    /// multiplication per point: too much for a size check).
+    pub fn size_for(min_size: usize) -> Result<usize, Error> {
+        if min_size == 0 {
+            return Err(Error::EmptyDomain);
+        }
+        let log2 = min_size.next_power_of_two().trailing_zeros();
+        if log2 > Scalar::S || min_size as u128 > 1u128 << Scalar::S {
+            return Err(Error::DomainTooLarge { needed: min_size as u64, max_log2: Scalar::S });
+        }
+        Ok(1 << log2)
     }
 
     /// Number of points n.
