@@ -41,6 +41,9 @@ pub struct BenchArgs {
     /// The engine's memory budget in GiB (default: three quarters of RAM).
     #[arg(long)]
     memory_gib: Option<f64>,
+    /// Partitions synthesized at once (default: one per core, at most 8).
+    #[arg(long)]
+    synth_workers: Option<usize>,
 }
 
 /// Runs the benchmark.
@@ -55,7 +58,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Error> {
         super::setup::run(&WorkloadArgs { circuit: a.circuit, size: a.size }, &params)?;
     }
     let pvk = jobs::pvk(&params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib)?;
+    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib, a.synth_workers)?;
     eprintln!(
         "bench: {} jobs x {} partitions of {} size {} ({} constraints each)",
         a.jobs,

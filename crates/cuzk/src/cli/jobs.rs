@@ -26,6 +26,7 @@ pub fn engine(
     backend: BackendChoice,
     timeline: Option<&Path>,
     memory_gib: Option<f64>,
+    synth_workers: Option<usize>,
 ) -> Result<Engine, Error> {
     let progress = Arc::new(Progress::new("params"));
     let mut config = Config {
@@ -38,6 +39,9 @@ pub fn engine(
         })),
         ..Config::default()
     };
+    if let Some(n) = synth_workers {
+        config.synthesis_workers = n;
+    }
     if let Some(gib) = memory_gib {
         config.memory_budget = (gib * (1u64 << 30) as f64) as u64;
     }

@@ -34,6 +34,9 @@ pub struct ProveArgs {
     /// The engine's memory budget in GiB (default: three quarters of RAM).
     #[arg(long)]
     memory_gib: Option<f64>,
+    /// Partitions synthesized at once (default: one per core, at most 8).
+    #[arg(long)]
+    synth_workers: Option<usize>,
 }
 
 /// Proves, verifies, reports, and writes the proofs if asked.
@@ -42,7 +45,7 @@ pub fn run(a: &ProveArgs) -> Result<(), Error> {
         return Err(Error::Usage("--batch must be at least 1".into()));
     }
     let pvk = jobs::pvk(&a.params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib)?;
+    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib, a.synth_workers)?;
     let (handle, inputs) =
         jobs::submit(&engine, &a.params, a.workload.circuit, a.workload.size, a.batch)?;
     let report = jobs::finish(handle, inputs, &pvk)?;
