@@ -9,6 +9,8 @@
 //! plain unsigned-digit Pippenger over projective buckets on the same core.
 //! Both blst routines take their bases as one contiguous affine slice, so the
 //! split gathers copies of the bases it keeps (96 B per G1 point, 192 B per G2).
+//! blst runs them on its own pool of one thread per core, not on rayon's; the
+//! calling thread waits, and concurrent calls share that pool.
 
 use blst::MultiPoint;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -36,7 +38,7 @@ mod sealed {
     /// The blst side of a group: its affine type and the two batch routines.
     pub trait Sealed: PrimeCurve {
         /// blst's affine point, the element type of its batch routines.
-        type Raw: Copy + Send + Sync;
+        type Raw: Copy + Default + Send + Sync;
         /// The blst form of an affine point.
         fn raw(p: &Self::Affine) -> Self::Raw;
         /// Σ points (batch-affine addition).
@@ -108,29 +110,83 @@ fn msm_split<G: MsmGroup>(bases: &[G::Affine], scalars: &[Scalar], density: Opti
 }
 
 /// The non-trivial terms of an MSM, with copies of their bases in blst's form.
-/// Identity bases are dropped here: they add nothing whatever their scalar.
 struct Split<G: MsmGroup> {
     ones: Vec<G::Raw>,
     other_bases: Vec<G::Raw>,
     other_scalars: Vec<[u8; 32]>,
 }
 
-impl<G: MsmGroup> Split<G> {
-    fn new() -> Self {
-        Split { ones: Vec::new(), other_bases: Vec::new(), other_scalars: Vec::new() }
-    }
-
-    fn append(&mut self, mut part: Split<G>) {
-        self.ones.append(&mut part.ones);
-        self.other_bases.append(&mut part.other_bases);
-        self.other_scalars.append(&mut part.other_scalars);
-    }
+/// How many terms of each kind one chunk of scalars holds.
+#[derive(Copy, Clone, Default)]
+struct Counts {
+    ones: usize,
+    others: usize,
 }
 
-/// Sorts the terms into ones and others, chunk by chunk in parallel, keeping base order.
+/// Sorts the terms into ones and others, keeping base order, in two parallel
+/// passes over the chunks: count, then copy each chunk's terms straight into
+/// its own share of the outputs (a dense H query copies 2²¹ bases and more,
+/// too many to concatenate on one thread).
 fn split<G: MsmGroup>(bases: &[G::Affine], scalars: &[Scalar], density: Option<&DensityTracker>) -> Split<G> {
-    let chunk_base_starts: Vec<usize> = match density {
-        None => (0..scalars.len()).step_by(SPLIT_CHUNK).collect(),
+    let starts = chunk_base_starts(scalars.len(), density);
+    let chunks = || scalars.par_chunks(SPLIT_CHUNK).zip(starts.par_iter()).enumerate();
+    let counts: Vec<Counts> = chunks()
+        .map(|(c, (part, &start))| {
+            let mut n = Counts::default();
+            for_each_term::<G>(bases, part, c, start, density, |_, one| {
+                if one {
+                    n.ones += 1;
+                } else {
+                    n.others += 1;
+                }
+            });
+            n
+        })
+        .collect();
+    let others = counts.iter().map(|n| n.others).sum();
+    let mut out = Split::<G> {
+        ones: filled(counts.iter().map(|n| n.ones).sum()),
+        other_bases: filled(others),
+        other_scalars: filled(others),
+    };
+    let mut shares = Vec::with_capacity(counts.len());
+    let (mut ones, mut other_bases, mut other_scalars) =
+        (&mut out.ones[..], &mut out.other_bases[..], &mut out.other_scalars[..]);
+    for n in &counts {
+        let (o, rest) = std::mem::take(&mut ones).split_at_mut(n.ones);
+        ones = rest;
+        let (b, rest) = std::mem::take(&mut other_bases).split_at_mut(n.others);
+        other_bases = rest;
+        let (s, rest) = std::mem::take(&mut other_scalars).split_at_mut(n.others);
+        other_scalars = rest;
+        shares.push((o, b, s));
+    }
+    chunks().zip(shares).for_each(|((c, (part, &start)), (ones, other_bases, other_scalars))| {
+        let (mut i, mut j) = (0, 0);
+        for_each_term::<G>(bases, part, c, start, density, |(p, s), one| {
+            if one {
+                ones[i] = G::raw(p);
+                i += 1;
+            } else {
+                other_bases[j] = G::raw(p);
+                other_scalars[j] = s.to_bytes_le();
+                j += 1;
+            }
+        });
+    });
+    out
+}
+
+/// n default values, written in parallel (the split overwrites them all).
+fn filled<T: Default + Copy + Send + Sync>(n: usize) -> Vec<T> {
+    (0..n).into_par_iter().map(|_| T::default()).collect()
+}
+
+/// The index of the first base of each chunk: with a density, only the
+/// variables whose bit is set own a base.
+fn chunk_base_starts(len: usize, density: Option<&DensityTracker>) -> Vec<usize> {
+    match density {
+        None => (0..len).step_by(SPLIT_CHUNK).collect(),
         Some(d) => d
             .words()
             .chunks(SPLIT_CHUNK / 64)
@@ -140,41 +196,29 @@ fn split<G: MsmGroup>(bases: &[G::Affine], scalars: &[Scalar], density: Option<&
                 Some(start)
             })
             .collect(),
-    };
-    let parts: Vec<Split<G>> = scalars
-        .par_chunks(SPLIT_CHUNK)
-        .zip(chunk_base_starts)
-        .enumerate()
-        .map(|(c, (part, mut base))| {
-            let mut out = Split::new();
-            for (k, s) in part.iter().enumerate() {
-                if density.is_some_and(|d| !d.get(c * SPLIT_CHUNK + k)) {
-                    continue;
-                }
-                let p = &bases[base];
-                base += 1;
-                if bool::from(s.is_zero() | p.is_identity()) {
-                    continue;
-                }
-                if *s == Scalar::ONE {
-                    out.ones.push(G::raw(p));
-                } else {
-                    out.other_bases.push(G::raw(p));
-                    out.other_scalars.push(s.to_bytes_le());
-                }
-            }
-            out
-        })
-        .collect();
-    let mut all = Split {
-        ones: Vec::with_capacity(parts.iter().map(|p| p.ones.len()).sum()),
-        other_bases: Vec::with_capacity(parts.iter().map(|p| p.other_bases.len()).sum()),
-        other_scalars: Vec::with_capacity(parts.iter().map(|p| p.other_scalars.len()).sum()),
-    };
-    for part in parts {
-        all.append(part);
     }
-    all
+}
+
+/// Calls `f((base, scalar), is_one)` for each term of chunk `c` that contributes:
+/// zero scalars and identity bases (which add nothing) are skipped.
+fn for_each_term<G: MsmGroup>(
+    bases: &[G::Affine],
+    part: &[Scalar],
+    c: usize,
+    mut base: usize,
+    density: Option<&DensityTracker>,
+    mut f: impl FnMut((&G::Affine, &Scalar), bool),
+) {
+    for (k, s) in part.iter().enumerate() {
+        if density.is_some_and(|d| !d.get(c * SPLIT_CHUNK + k)) {
+            continue;
+        }
+        let p = &bases[base];
+        base += 1;
+        if !bool::from(s.is_zero() | p.is_identity()) {
+            f((p, s), *s == Scalar::ONE);
+        }
+    }
 }
 
 /// The canonical little-endian limbs of `s`.
@@ -269,12 +313,51 @@ mod tests {
 
     #[test]
     fn all_ones_all_zeros_and_max_scalars() {
+        // Opposite bases make the batch additions of the ones meet P + (−P);
+        // 1000 terms take blst's multi-threaded paths.
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let b = bases::<G1Projective>(&mut rng, 100);
+        let mut b = bases::<G1Projective>(&mut rng, 1000);
+        for i in (0..1000).step_by(7) {
+            b[i + 1] = -b[i];
+        }
         for s in [Scalar::ZERO, Scalar::ONE, -Scalar::ONE] {
-            let s = vec![s; 100];
+            let s = vec![s; b.len()];
             assert_eq!(msm::<G1Projective>(&b, &s).unwrap(), naive::<G1Projective>(&b, &s));
         }
+    }
+
+    #[test]
+    fn chunks_of_only_ones_only_zeros_or_only_others_match_naive() {
+        // Three split chunks with a single kind each, then a mixed tail, so that
+        // some chunks own no share of one output or another.
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let n = 3 * SPLIT_CHUNK + 77;
+        let b = bases::<G1Projective>(&mut rng, n);
+        let s: Vec<Scalar> = (0..n)
+            .map(|i| match i / SPLIT_CHUNK {
+                0 => Scalar::ONE,
+                1 => Scalar::ZERO,
+                2 if i % 97 == 0 => Scalar::random(&mut rng),
+                2 => Scalar::ZERO,
+                _ => scalar(&mut rng),
+            })
+            .collect();
+        assert_eq!(msm::<G1Projective>(&b, &s).unwrap(), naive::<G1Projective>(&b, &s));
+        let mut density = DensityTracker::new();
+        let mut used = Vec::new();
+        let mut dense = Vec::new();
+        for (i, sc) in s.iter().enumerate() {
+            density.add_element();
+            if i % 5 != 0 {
+                density.inc(i);
+                used.push(b[i]);
+                dense.push(*sc);
+            }
+        }
+        assert_eq!(
+            msm_with_density::<G1Projective>(&used, &s, &density).unwrap(),
+            naive::<G1Projective>(&used, &dense)
+        );
     }
 
     #[test]
