@@ -16,7 +16,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if shell::gpu_present() {
         build.env("NVCC", cuda::ensure_toolchain()?);
     } else {
+        // Without a GPU the kernels would never run: skip nvcc entirely (the
+        // three-architecture kernel build takes far longer than the bench).
         eprintln!("xtask bench: no GPU on this machine: building for the CPU backend");
+        build.env("CUZK_NO_CUDA", "1");
     }
     shell::run(&mut build)?;
 
