@@ -28,7 +28,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
     let mut bench = Command::new(target.join("release").join("cuzk"));
-    bench.arg("bench").arg("--params-dir").arg(target.join("cuzk-bench"));
+    bench.arg("bench");
+    if !args.iter().any(|a| a.starts_with("--params-dir")) {
+        bench.arg("--params-dir").arg(target.join("cuzk-bench"));
+    }
     bench.args(args.iter().filter(|a| a.as_str() != "--"));
     shell::run(&mut bench)
 }
