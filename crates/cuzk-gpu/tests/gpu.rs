@@ -6,18 +6,16 @@
 //! Each test prints one JSON line; the seed is printed first and can be
 //! fixed with CUZK_SEED.
 
+mod harness;
+
 use blstrs::{Fp, Fp2, Scalar};
 use cuzk_gpu::arith::{device_field_mul, KernelField};
 use cuzk_gpu::{devices, ntt, Device, GpuError, NttKind};
 use ff::{Field, PrimeField};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use rand_core::RngCore;
 
-type Test = fn(&Device, &mut ChaCha20Rng);
-
-const TESTS: &[(&str, Test)] = &[
+const TESTS: &[(&str, harness::Test)] = &[
     ("device_info_is_sane", device_info_is_sane),
     ("field_mul_matches_blstrs", field_mul_matches_blstrs),
     ("ntt_small_sizes_match_naive_dft", ntt_small_sizes_match_naive_dft),
@@ -29,35 +27,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: {} GPU tests not run ({e})", TESTS.len());
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
-    let seed = std::env::var("CUZK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
-    });
-    let info = device.info();
-    println!(
-        "{{\"device\":\"{}\",\"sm\":\"{}.{}\",\"sms\":{},\"total_mem\":{},\"seed\":{seed}}}",
-        info.name, info.sm_major, info.sm_minor, info.sm_count, info.total_mem
-    );
-    let mut failed = 0;
-    for (i, (name, test)) in TESTS.iter().enumerate() {
-        let mut rng = ChaCha20Rng::seed_from_u64(seed.wrapping_add(i as u64));
-        let start = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| test(&device, &mut rng)));
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let result = if outcome.is_ok() { "pass" } else { "fail" };
-        failed += usize::from(outcome.is_err());
-        println!("{{\"test\":\"{name}\",\"result\":\"{result}\",\"ms\":{ms:.1},\"seed\":{seed}}}");
-    }
-    println!("{} GPU tests: {} passed, {failed} failed", TESTS.len(), TESTS.len() - failed);
-    std::process::exit(i32::from(failed > 0));
+    harness::run("GPU", TESTS)
 }
 
 fn device_info_is_sane(device: &Device, _: &mut ChaCha20Rng) {

@@ -9,6 +9,8 @@
 //! CUZK_ALLOW_NO_GPU=1 (CI builds this but has no GPU). The seed is printed
 //! first and can be fixed with CUZK_SEED.
 
+mod harness;
+
 use blstrs::{G1Affine, Scalar};
 use cuzk_gpu::arith::G1;
 use cuzk_gpu::{prove, Device, DeviceBases, GpuError, GpuSrs, SrsPlacement};
@@ -17,13 +19,10 @@ use cuzk_synth::workloads::Workload;
 use cuzk_synth::{synthesize_batch, ProvingAssignment};
 use group::prime::PrimeCurveAffine;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use rand_core::RngCore;
 use std::time::Instant;
 
-type Test = fn(&Device, &mut ChaCha20Rng);
-
-const TESTS: &[(&str, Test)] = &[
+const TESTS: &[(&str, harness::Test)] = &[
     ("mul_chain_batches_match_cpu", mul_chain_batches_match_cpu),
     ("sha256_batches_match_cpu", sha256_batches_match_cpu),
     ("host_streaming_matches_cpu", host_streaming_matches_cpu),
@@ -33,32 +32,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: {} GPU tests not run ({e})", TESTS.len());
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
-    let seed = std::env::var("CUZK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
-    });
-    let info = device.info();
-    println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{},\"seed\":{seed}}}", info.name, info.sm_count, info.total_mem);
-    let mut failed = 0;
-    for (i, (name, test)) in TESTS.iter().enumerate() {
-        let mut rng = ChaCha20Rng::seed_from_u64(seed.wrapping_add(i as u64));
-        let start = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| test(&device, &mut rng)));
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let result = if outcome.is_ok() { "pass" } else { "fail" };
-        failed += usize::from(outcome.is_err());
-        println!("{{\"test\":\"{name}\",\"result\":\"{result}\",\"ms\":{ms:.1},\"seed\":{seed}}}");
-    }
-    println!("{} GPU Groth16 tests: {} passed, {failed} failed", TESTS.len(), TESTS.len() - failed);
-    std::process::exit(i32::from(failed > 0));
+    harness::run("GPU Groth16", TESTS)
 }
 
 /// A circuit family at one size: its parameters and `count` witnesses.

@@ -5,6 +5,8 @@
 //! "no CUDA device: N GPU tests not run" and exits non-zero, unless
 //! CUZK_ALLOW_NO_GPU=1 (CI builds this but has no GPU).
 
+mod harness;
+
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_gpu::arith::{G1, G2};
 use cuzk_gpu::batch_add::{batch_add, batch_add_resident};
@@ -14,13 +16,9 @@ use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use rand_core::RngCore;
 
-type Test = fn(&Device, &mut ChaCha20Rng);
-
-const TESTS: &[(&str, Test)] = &[
+const TESTS: &[(&str, harness::Test)] = &[
     ("msm_small_sizes_match_naive_sum", msm_small_sizes_match_naive_sum),
     ("msm_g1_up_to_2_22_matches_blst", msm_g1_up_to_2_22_matches_blst),
     ("msm_g2_up_to_2_16_matches_blst", msm_g2_up_to_2_16_matches_blst),
@@ -33,32 +31,7 @@ const TESTS: &[(&str, Test)] = &[
 ];
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: {} GPU tests not run ({e})", TESTS.len());
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
-    let seed = std::env::var("CUZK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
-    });
-    let info = device.info();
-    println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{},\"seed\":{seed}}}", info.name, info.sm_count, info.total_mem);
-    let mut failed = 0;
-    for (i, (name, test)) in TESTS.iter().enumerate() {
-        let mut rng = ChaCha20Rng::seed_from_u64(seed.wrapping_add(i as u64));
-        let start = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| test(&device, &mut rng)));
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let result = if outcome.is_ok() { "pass" } else { "fail" };
-        failed += usize::from(outcome.is_err());
-        println!("{{\"test\":\"{name}\",\"result\":\"{result}\",\"ms\":{ms:.1},\"seed\":{seed}}}");
-    }
-    println!("{} GPU MSM tests: {} passed, {failed} failed", TESTS.len(), TESTS.len() - failed);
-    std::process::exit(i32::from(failed > 0));
+    harness::run("GPU MSM", TESTS)
 }
 
 /// A curve with the blstrs operations the references need.
