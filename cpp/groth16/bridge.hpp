@@ -12,6 +12,7 @@
 namespace cuzk {
 
 struct Groth16Circuit;
+struct Groth16Split;
 struct Groth16Timings;
 enum class SrsPlacement : uint8_t;
 
@@ -37,5 +38,9 @@ Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
 /// Jacobian limbs of ΣA, ΣB (G1), ΣB (G2), ΣL, ΣH; `rs` r then s.
 void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uint64_t> sums,
                            rust::Slice<const uint64_t> rs, rust::Slice<uint8_t> proof);
+
+/// Host test hook: the split of one query (0 = L, 1 = A, 2 = B) over
+/// `circuits`, on `threads` threads, flattened into a Groth16Split.
+Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query, uint32_t threads);
 
 }  // namespace cuzk

@@ -198,6 +198,22 @@ void expect(uint64_t have, uint64_t need, size_t circuit, const char* what) {
                       " but the assignment needs " + std::to_string(need));
 }
 
+/// Circuit i's witness and densities as the split reads them, checked.
+circuit_view view_of(const Groth16Circuit& c, size_t i) {
+    circuit_view v{};
+    v.num_inputs = scalars_in(c.input, i, "input");
+    v.num_aux = scalars_in(c.aux, i, "aux");
+    v.input = reinterpret_cast<const fr_t*>(c.input.data());
+    v.aux = reinterpret_cast<const fr_t*>(c.aux.data());
+    check_density(c.a_aux_density, v.num_aux, i, "a_aux_density");
+    check_density(c.b_input_density, v.num_inputs, i, "b_input_density");
+    check_density(c.b_aux_density, v.num_aux, i, "b_aux_density");
+    v.a_aux_density = c.a_aux_density.data();
+    v.b_input_density = c.b_input_density.data();
+    v.b_aux_density = c.b_aux_density.data();
+    return v;
+}
+
 /// Checks every circuit against the SRS and builds its view.
 batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits) {
     batch bt{srs, {}, {}, srs.h.len + 1, 0};
@@ -211,17 +227,7 @@ batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circui
         uint64_t domain = 1;
         while (domain < m) domain *= 2;
         expect(srs.h.len, domain - 1, i, "h bases (domain size - 1)");
-        circuit_view v{};
-        v.num_inputs = scalars_in(c.input, i, "input");
-        v.num_aux = scalars_in(c.aux, i, "aux");
-        v.input = reinterpret_cast<const fr_t*>(c.input.data());
-        v.aux = reinterpret_cast<const fr_t*>(c.aux.data());
-        check_density(c.a_aux_density, v.num_aux, i, "a_aux_density");
-        check_density(c.b_input_density, v.num_inputs, i, "b_input_density");
-        check_density(c.b_aux_density, v.num_aux, i, "b_aux_density");
-        v.a_aux_density = c.a_aux_density.data();
-        v.b_input_density = c.b_input_density.data();
-        v.b_aux_density = c.b_aux_density.data();
+        const circuit_view v = view_of(c, i);
         expect(srs.l.len, query_len(query::l, v), i, "l bases (private variables)");
         expect(srs.a.len, query_len(query::a, v), i, "a bases (inputs + private variables used in A)");
         expect(srs.b_g1.len, query_len(query::b, v), i, "b_g1 bases (variables used in B)");
@@ -312,6 +318,30 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<co
 }
 
 }  // namespace
+
+Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query_index, uint32_t threads) {
+    if (query_index > 2) throw_invalid("query " + std::to_string(query_index) + ": not 0 (L), 1 (A) or 2 (B)");
+    const query q = query_index == 0 ? query::l : query_index == 1 ? query::a : query::b;
+    std::vector<circuit_view> views;
+    for (size_t i = 0; i < circuits.size(); i++) {
+        views.push_back(view_of(circuits[i], i));
+        if (query_len(q, views[i]) != query_len(q, views[0]))
+            throw_invalid("circuit " + std::to_string(i) + " has another number of bases in the query");
+    }
+    double alloc_ms = 0;
+    const query_split split = split_query(q, views, std::max(1u, threads), &alloc_ms);
+    Groth16Split out;
+    out.len = split.len;
+    out.dense = split.dense;
+    for (const auto& words : split.ones)
+        for (uint64_t w : words) out.ones.push_back(w);
+    for (uint32_t p : split.tail) out.tail.push_back(p);
+    for (const auto& scalars : split.scalars) {
+        const uint64_t* limbs = reinterpret_cast<const uint64_t*>(scalars.data());
+        for (size_t k = 0; k < 4 * scalars.size(); k++) out.scalars.push_back(limbs[k]);
+    }
+    return out;
+}
 
 Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
                                          rust::Slice<const Groth16Circuit> circuits, bool timing,

@@ -234,6 +234,22 @@ pub mod ffi {
         pub pre_destructor_ms: f64,
     }
 
+    /// Host hook output: the split of one query over a batch
+    /// (cpp/groth16/split.hpp), flattened, so tests can check it on the CPU.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Groth16Split {
+        /// Bases in the query.
+        pub len: u64,
+        /// True when every base gets a plain MSM (no bitmaps, no tail).
+        pub dense: bool,
+        /// Sparse: per circuit, ceil(len / 64) words of its ones bitmap, concatenated.
+        pub ones: Vec<u64>,
+        /// Sparse: the tail's base positions, ascending.
+        pub tail: Vec<u32>,
+        /// Per circuit, its tail (sparse) or all (dense A and B; none for dense L) scalars, 4 limbs each, concatenated.
+        pub scalars: Vec<u64>,
+    }
+
     /// Where an uploaded SRS keeps its bases.
     #[derive(Debug)]
     enum SrsPlacement {
@@ -273,6 +289,8 @@ pub mod ffi {
             timing: bool,
             proofs: &mut [u8],
         ) -> Result<Groth16Timings>;
+        /// Host hook: the split of query `query` (0 = L, 1 = A, 2 = B) over `circuits` on `threads` threads.
+        fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32) -> Result<Groth16Split>;
         /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
         fn groth16_epilogue_hook(vk: &[u64], sums: &[u64], rs: &[u64], proof: &mut [u8]) -> Result<()>;
     }
