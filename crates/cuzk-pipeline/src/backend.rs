@@ -33,6 +33,13 @@ pub trait ProveBackend: Send + Sync {
         assignments: &[ProvingAssignment<Scalar>],
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String>;
+
+    /// Makes `params` ready to prove with, once, when the engine loads them
+    /// (a GPU uploads its SRS here), so that the cost lands in the jobs'
+    /// `srs_ms` instead of inside their first prove call.
+    fn prepare(&self, _params: &Arc<Parameters>) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The CPU prover (rayon NTTs and multi-exponentiations) as a backend.

@@ -54,6 +54,10 @@ impl ProveBackend for CudaBackend {
                 .map_err(|e| e.to_string())?;
         Ok(ProveOutput { proofs, breakdown: breakdown(&t) })
     }
+
+    fn prepare(&self, params: &Arc<Parameters>) -> Result<(), String> {
+        self.srs(params).map(|_| ()).map_err(|e| e.to_string())
+    }
 }
 
 fn breakdown(t: &HostTimings) -> Vec<(String, f64)> {

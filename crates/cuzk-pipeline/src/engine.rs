@@ -220,7 +220,7 @@ impl Engine {
                 rng,
             }),
             wake: Condvar::new(),
-            srs: SrsCache::new(config.point_checks, config.load_progress.take()),
+            srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
             device_locks: backends.iter().map(|_| Mutex::new(())).collect(),
@@ -240,6 +240,18 @@ impl Engine {
             }
         }
         Ok(Engine { shared, threads, backend_names })
+    }
+
+    /// Loads the parameters in `params` (and uploads them to every GPU) now,
+    /// instead of when the first job needs them; returns the milliseconds it
+    /// took (0 when they were resident already). The memory budget covers
+    /// them as it would for a job.
+    pub fn preload(&self, params: impl Into<PathBuf>) -> Result<f64, EngineError> {
+        let path = params.into();
+        let mut st = self.shared.lock();
+        self.shared.reserve_srs(&mut st, &path)?;
+        drop(st);
+        self.shared.load_params(&path).map(|(_, ms)| ms)
     }
 
     /// The devices proofs run on (`cpu`, `cuda:0`, ...).
@@ -343,6 +355,21 @@ impl JobHandle {
     }
 }
 
+/// The load hook that prepares every backend for new parameters, all
+/// devices at once (each uploads over its own link).
+fn prepare_all(backends: &[Arc<dyn ProveBackend>]) -> crate::srs::OnLoad {
+    let backends = backends.to_vec();
+    Box::new(move |params: &Arc<Parameters>| {
+        std::thread::scope(|scope| {
+            let tasks: Vec<_> = backends
+                .iter()
+                .map(|b| scope.spawn(move || b.prepare(params).map_err(|e| format!("{}: {e}", b.name()))))
+                .collect();
+            tasks.into_iter().try_for_each(|t| t.join().unwrap_or_else(|_| Err("a backend panicked while preparing parameters".into())))
+        })
+    })
+}
+
 fn spawn(name: String, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
     std::thread::Builder::new().name(name).spawn(f).expect("spawning an engine thread")
 }
@@ -352,6 +379,18 @@ fn ms_since(t: Instant) -> f64 {
 }
 
 impl Shared {
+    /// The parameters in `path`, loading them on a miss; a failed load gives
+    /// its budget reservation back.
+    fn load_params(&self, path: &std::path::Path) -> Result<(Arc<Parameters>, f64), EngineError> {
+        self.srs.get(path).map_err(|message| {
+            let mut st = self.lock();
+            if let Some(b) = st.srs_reserved.remove(path) {
+                st.budget.release(b);
+            }
+            EngineError::Params { path: path.to_path_buf(), message }
+        })
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -444,14 +483,10 @@ fn synth_worker(s: &Shared) {
         }
         drop(st);
 
-        let (params, srs_ms) = match s.srs.get(&path) {
+        let (params, srs_ms) = match s.load_params(&path) {
             Ok(p) => p,
-            Err(message) => {
-                let mut st = s.lock();
-                if let Some(b) = st.srs_reserved.remove(&path) {
-                    st.budget.release(b);
-                }
-                s.fail(&mut st, task.job, EngineError::Params { path, message });
+            Err(e) => {
+                s.fail(&mut s.lock(), task.job, e);
                 continue;
             }
         };

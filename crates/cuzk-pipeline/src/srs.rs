@@ -8,6 +8,10 @@ use cuzk_groth16::{Parameters, PointChecks};
 /// Reports loading progress: (file, bytes done, bytes total).
 pub type LoadProgress = Arc<dyn Fn(&Path, u64, u64) + Send + Sync>;
 
+/// Runs once per load, after the file is read and before anyone gets the
+/// parameters (the engine prepares its backends here); an error fails the load.
+pub(crate) type OnLoad = Box<dyn Fn(&Arc<Parameters>) -> Result<(), String> + Send + Sync>;
+
 type Slot = Arc<OnceLock<Result<Arc<Parameters>, String>>>;
 
 struct Entry {
@@ -25,12 +29,18 @@ pub struct SrsCache {
     clock: Mutex<u64>,
     checks: PointChecks,
     progress: Option<LoadProgress>,
+    on_load: Option<OnLoad>,
 }
 
 impl SrsCache {
     /// An empty cache that loads with the given point checks.
     pub fn new(checks: PointChecks, progress: Option<LoadProgress>) -> Self {
-        SrsCache { entries: Mutex::new(HashMap::new()), clock: Mutex::new(0), checks, progress }
+        SrsCache { entries: Mutex::new(HashMap::new()), clock: Mutex::new(0), checks, progress, on_load: None }
+    }
+
+    /// The same, with `on_load` run on every freshly loaded file.
+    pub(crate) fn with_on_load(checks: PointChecks, progress: Option<LoadProgress>, on_load: OnLoad) -> Self {
+        SrsCache { on_load: Some(on_load), ..Self::new(checks, progress) }
     }
 
     /// Bytes a file will take once resident (its length: points are stored
@@ -95,7 +105,11 @@ impl SrsCache {
             Some(r) => Parameters::read_with_progress(path, self.checks, r),
             None => Parameters::read(path, self.checks),
         };
-        params.map(Arc::new).map_err(|e| e.to_string())
+        let params = params.map(Arc::new).map_err(|e| e.to_string())?;
+        if let Some(hook) = &self.on_load {
+            hook(&params)?;
+        }
+        Ok(params)
     }
 
     fn tick(&self) -> u64 {

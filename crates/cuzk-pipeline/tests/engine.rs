@@ -104,6 +104,79 @@ fn parameters_load_once_and_later_jobs_hit_the_cache() {
     assert_eq!(second.timings.srs_ms, 0.0, "the second job finds them resident");
 }
 
+/// A CPU device that counts how often it is prepared for parameters, and
+/// can refuse to be.
+struct Preparing {
+    cpu: CpuBackend,
+    prepared: Arc<Mutex<usize>>,
+    refuse: bool,
+}
+impl ProveBackend for Preparing {
+    fn name(&self) -> String {
+        self.cpu.name()
+    }
+    fn prove(
+        &self,
+        p: &Arc<Parameters>,
+        a: &[ProvingAssignment<Scalar>],
+        r: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        self.cpu.prove(p, a, r)
+    }
+    fn prepare(&self, _: &Arc<Parameters>) -> Result<(), String> {
+        *self.prepared.lock().unwrap() += 1;
+        if self.refuse {
+            return Err("injected: no room for the SRS".into());
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn preloading_prepares_every_device_once_before_any_job() {
+    let (path, _) = params();
+    let counts: Vec<Arc<Mutex<usize>>> = (0..2).map(|_| Arc::default()).collect();
+    let mut cfg = config(2);
+    cfg.backends = Some(
+        counts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                Arc::new(Preparing { cpu: CpuBackend::simulated(i), prepared: c.clone(), refuse: false })
+                    as Arc<dyn ProveBackend>
+            })
+            .collect(),
+    );
+    let engine = Engine::new(cfg).unwrap();
+    assert!(engine.preload(path).unwrap() > 0.0, "the first preload loads");
+    assert_eq!(engine.preload(path).unwrap(), 0.0, "the second finds the parameters resident");
+    let (j, inputs) = job(path, 3, 4);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert_eq!(r.timings.srs_ms, 0.0, "a job after a preload does not wait for parameters");
+    for c in &counts {
+        assert_eq!(*c.lock().unwrap(), 1, "each device is prepared once per load");
+    }
+}
+
+#[test]
+fn a_device_that_cannot_take_the_parameters_fails_the_load_and_the_jobs() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.backends =
+        Some(vec![Arc::new(Preparing { cpu: CpuBackend::simulated(0), prepared: Arc::default(), refuse: true })]);
+    let engine = Engine::new(cfg).unwrap();
+    match engine.preload(path) {
+        Err(EngineError::Params { message, .. }) => assert!(message.contains("cpu:0: injected"), "{message}"),
+        other => panic!("expected a params error, got {other:?}"),
+    }
+    assert_eq!(engine.memory_in_use(), 0, "a failed load gives its reservation back");
+    match engine.submit(job(path, 1, 5).0).unwrap().wait() {
+        Err(EngineError::Params { message, .. }) => assert!(message.contains("injected"), "{message}"),
+        other => panic!("expected a params error, got {other:?}"),
+    }
+}
+
 #[test]
 fn a_critical_job_overtakes_queued_work() {
     let (path, _) = params();
