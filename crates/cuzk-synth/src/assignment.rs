@@ -59,8 +59,34 @@ impl<S: PrimeField> ProvingAssignment<S> {
         for i in 0..pa.input_assignment.len() {
             pa.enforce(|| "", |lc| lc + Variable(Index::Input(i)), |lc| lc, |lc| lc);
         }
-        pa.scratch = Default::default();
+        pa.release_scratch();
         Ok(pa)
+    }
+
+    /// Frees the combination buffers lent to `enforce`, so a finished
+    /// assignment holds (and compares equal on) its results only.
+    pub(crate) fn release_scratch(&mut self) {
+        self.scratch = Default::default();
+    }
+
+    /// An assignment assembled from parts computed elsewhere (the recorded path).
+    pub(crate) fn from_parts(
+        [a, b, c]: [Vec<S>; 3],
+        input_assignment: Vec<S>,
+        aux_assignment: Vec<S>,
+        [a_aux_density, b_input_density, b_aux_density]: [DensityTracker; 3],
+    ) -> Self {
+        ProvingAssignment {
+            a,
+            b,
+            c,
+            input_assignment,
+            aux_assignment,
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
+            scratch: Default::default(),
+        }
     }
 
     /// Number of constraints, the input-independence ones included.

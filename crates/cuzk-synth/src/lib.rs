@@ -23,6 +23,8 @@ pub mod bellpepper;
 pub mod gadgets;
 /// SHA-256 in plain Rust: constants, compression, hashing.
 pub mod sha256_native;
+/// Recorded synthesis: A, B, C recorded once, then witness-only synthesis and sparse products.
+pub mod recorded;
 /// A constraint system that records names, values and constraints for tests.
 pub mod test_cs;
 /// The benchmark circuits (sha256 chain, mul-chain) with seeded witnesses.
@@ -33,5 +35,6 @@ pub use cs::{Circuit, ConstraintSystem, Namespace};
 pub use density::DensityTracker;
 pub use error::SynthesisError;
 pub use lc::{Index, LinearCombination, Variable};
+pub use recorded::{RecordedShape, Witness};
 pub use test_cs::TestConstraintSystem;
 pub use workloads::{Workload, WorkloadCircuit};
