@@ -17,6 +17,7 @@ use crate::backend::{self, BackendChoice, ProveBackend};
 use crate::budget::MemoryBudget;
 use crate::dropper::Dropper;
 use crate::job::{Job, JobId, JobResult, Priority, Synthesize, Timings};
+use crate::recordings::{RecordingStatus, Recordings, SynthesisMode};
 use crate::srs::{LoadProgress, SrsCache};
 use crate::timeline::{Event, Timeline};
 use crate::EngineError;
@@ -50,6 +51,10 @@ pub struct Config {
     /// Seed for r and s (tests compare backends on equal randomness); fresh
     /// entropy when `None`.
     pub rng_seed: Option<u64>,
+    /// Classic synthesis, or recorded matrices with witness-only synthesis.
+    pub synthesis: SynthesisMode,
+    /// Where recordings persist between runs; in memory only when `None`.
+    pub recordings_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -68,6 +73,8 @@ impl Default for Config {
             load_progress: None,
             host_timing: false,
             rng_seed: None,
+            synthesis: SynthesisMode::default(),
+            recordings_dir: None,
         }
     }
 }
@@ -124,6 +131,7 @@ struct Shared {
     state: Mutex<State>,
     wake: Condvar,
     srs: SrsCache,
+    recordings: Recordings,
     dropper: Dropper,
     timeline: Option<Timeline>,
     backends: Vec<Arc<dyn ProveBackend>>,
@@ -140,6 +148,8 @@ struct State {
     jobs: HashMap<JobId, JobState>,
     budget: MemoryBudget,
     srs_reserved: HashMap<PathBuf, u64>,
+    /// Bytes of recorded constraint systems, held for the engine's life.
+    recordings_reserved: u64,
     rng: StdRng,
 }
 
@@ -170,6 +180,15 @@ struct Ready {
     part: usize,
     assignment: ProvingAssignment<Scalar>,
     reserved: u64,
+}
+
+impl State {
+    /// Bytes of the budget that partitions can ever have: the total less
+    /// resident parameters and recordings.
+    fn room_for_partitions(&self) -> u64 {
+        let held = self.srs_reserved.values().sum::<u64>() + self.recordings_reserved;
+        self.budget.total().saturating_sub(held)
+    }
 }
 
 impl Pending {
@@ -217,10 +236,12 @@ impl Engine {
                 jobs: HashMap::new(),
                 budget: MemoryBudget::new(config.memory_budget),
                 srs_reserved: HashMap::new(),
+                recordings_reserved: 0,
                 rng,
             }),
             wake: Condvar::new(),
             srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
+            recordings: Recordings::new(config.synthesis, config.recordings_dir.take()),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
             device_locks: backends.iter().map(|_| Mutex::new(())).collect(),
@@ -252,6 +273,17 @@ impl Engine {
         self.shared.reserve_srs(&mut st, &path)?;
         drop(st);
         self.shared.load_params(&path).map(|(_, ms)| ms)
+    }
+
+    /// Where each parameter file's recorded constraint system stands.
+    pub fn recordings(&self) -> Vec<RecordingStatus> {
+        self.shared.recordings.status()
+    }
+
+    /// Waits until fresh recordings are written to their files (dropping the
+    /// engine waits too).
+    pub fn finish_recordings(&self) {
+        self.shared.recordings.finish_saves();
     }
 
     /// The devices proofs run on (`cpu`, `cuda:0`, ...).
@@ -316,6 +348,7 @@ impl Drop for Engine {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
+        self.shared.recordings.finish_saves();
     }
 }
 
@@ -491,6 +524,7 @@ fn synth_worker(s: &Shared) {
             }
         };
         let bytes = Shared::partition_bytes(&params);
+        let synthesizer = s.recordings.synthesizer(&path, &params);
         drop(params);
 
         let mut st = s.lock();
@@ -501,8 +535,7 @@ fn synth_worker(s: &Shared) {
             if st.budget.try_reserve(bytes) {
                 break;
             }
-            let srs_bytes: u64 = st.srs_reserved.values().sum();
-            if bytes > st.budget.total().saturating_sub(srs_bytes) {
+            if bytes > st.room_for_partitions() {
                 let needed = bytes + st.srs_reserved.get(&path).copied().unwrap_or(0);
                 let budget = st.budget.total();
                 s.fail(&mut st, task.job, EngineError::TooLarge { needed, budget });
@@ -521,11 +554,26 @@ fn synth_worker(s: &Shared) {
 
         s.record(Event::SynthStart, task.job, &[task.part], None);
         let start = Instant::now();
-        let result = (task.synthesize)();
+        let result = (task.synthesize)(&synthesizer);
         let synth_ms = ms_since(start);
         s.record(Event::SynthEnd, task.job, &[task.part], None);
+        let report = synthesizer.report();
 
         let mut st = s.lock();
+        // A recording stays as long as the engine. It is kept only while a
+        // partition still fits beside it and the parameters; otherwise the
+        // parameter file's partitions go back to classic synthesis.
+        let rec = report.new_recording_bytes;
+        if rec > 0 {
+            if rec.saturating_add(bytes) <= st.room_for_partitions() && st.budget.try_reserve(rec) {
+                st.recordings_reserved += rec;
+            } else {
+                synthesizer.disable(st.budget.total());
+            }
+        }
+        if let Some(job) = st.jobs.get_mut(&task.job) {
+            job.timings.add_stages(&report.stages());
+        }
         match (result, st.jobs.get_mut(&task.job)) {
             (Ok(assignment), Some(job)) => {
                 job.timings.synth_ms += synth_ms;
@@ -636,7 +684,7 @@ fn prove_worker(s: &Shared, device: usize) {
             Ok((out, prove_ms)) => {
                 if let Some(job) = st.jobs.get_mut(&job_id) {
                     job.timings.prove_ms += prove_ms;
-                    job.timings.add_stages(&out.breakdown, prove_ms);
+                    job.timings.add_call(&out.breakdown, prove_ms);
                     let proofs = out.proofs;
                     job.backends.insert(name.clone());
                     for (part, proof) in parts.iter().zip(proofs) {

@@ -5,6 +5,8 @@ use blstrs::Scalar;
 use cuzk_groth16::Proof;
 use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
 
+use crate::recordings::Synthesizer;
+
 /// Identifies a job within one engine.
 pub type JobId = u64;
 
@@ -24,9 +26,10 @@ pub enum Priority {
     Critical,
 }
 
-/// Synthesis of one partition, deferred until a worker runs it.
+/// Synthesis of one partition, deferred until a worker runs it with the
+/// synthesizer of the job's parameter file (classic or recorded).
 pub(crate) type Synthesize =
-    Box<dyn FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send>;
+    Box<dyn FnOnce(&Synthesizer) -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send>;
 
 /// A proof request: one or more circuits (partitions) proved against one
 /// parameter file. The proofs come back in partition order.
@@ -48,19 +51,21 @@ impl Job {
         self
     }
 
-    /// Adds a partition.
+    /// Adds a partition, synthesized the way the engine's
+    /// [`SynthesisMode`](crate::SynthesisMode) says.
     pub fn partition<C: Circuit<Scalar> + Send + 'static>(mut self, circuit: C) -> Self {
-        self.partitions.push(Box::new(move || ProvingAssignment::synthesize(circuit)));
+        self.partitions.push(Box::new(move |s: &Synthesizer| s.synthesize(circuit)));
         self
     }
 
     /// Adds a partition whose synthesis is an arbitrary closure (used by tests
-    /// to inject failures, and by callers with their own synthesis path).
+    /// to inject failures, and by callers with their own synthesis path);
+    /// the engine's synthesis mode does not apply to it.
     pub fn partition_with(
         mut self,
         synthesize: impl FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send + 'static,
     ) -> Self {
-        self.partitions.push(Box::new(synthesize));
+        self.partitions.push(Box::new(move |_: &Synthesizer| synthesize()));
         self
     }
 
@@ -95,18 +100,26 @@ pub struct Timings {
     pub prove_ms: f64,
     /// Submission to completion, wall clock.
     pub total_ms: f64,
-    /// The backends' own stage breakdown, summed over this job's prove calls
-    /// (for the GPU: the host function's `pre_prep_ms` … `pre_destructor_ms`),
-    /// followed by `call_ms`, the engine's timer around those calls: the gap
-    /// between `call_ms` and `pre_destructor_ms` is time no stage accounts for.
+    /// Stage breakdowns summed over the job's partitions: synthesis
+    /// (`synth_classic_ms`, `synth_record_ms`, `synth_load_ms`,
+    /// `synth_witness_ms`, `synth_spmv_ms`, whichever ran), the backends' own
+    /// stages of each prove call (for the GPU: the host function's
+    /// `pre_prep_ms` … `pre_destructor_ms`), and `call_ms`, the engine's
+    /// timer around those calls: the gap between `call_ms` and
+    /// `pre_destructor_ms` is time no stage accounts for.
     pub stages: Vec<(String, f64)>,
 }
 
 impl Timings {
     /// Adds one prove call's breakdown and the engine's timer around it.
-    pub(crate) fn add_stages(&mut self, breakdown: &[(String, f64)], call_ms: f64) {
-        let call = [("call_ms".to_string(), call_ms)];
-        for (name, ms) in breakdown.iter().chain(&call) {
+    pub(crate) fn add_call(&mut self, breakdown: &[(String, f64)], call_ms: f64) {
+        self.add_stages(breakdown);
+        self.add_stages(&[("call_ms".to_string(), call_ms)]);
+    }
+
+    /// Adds named stage times to the totals (a new name goes last).
+    pub(crate) fn add_stages(&mut self, stages: &[(String, f64)]) {
+        for (name, ms) in stages {
             match self.stages.iter_mut().find(|(n, _)| n == name) {
                 Some((_, total)) => *total += ms,
                 None => self.stages.push((name.clone(), *ms)),

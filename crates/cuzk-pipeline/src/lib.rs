@@ -21,6 +21,8 @@ pub mod engine;
 pub mod error;
 /// Jobs, priorities, results and per-job timings.
 pub mod job;
+/// Recorded constraint systems per parameter file (witness-only synthesis).
+pub mod recordings;
 /// Parameters loaded once and kept resident, least recently used evicted.
 pub mod srs;
 /// An optional JSON-lines record of every synthesis and prove interval.
@@ -31,3 +33,4 @@ pub use cuda::CudaBackend;
 pub use engine::{Config, Engine, JobHandle, JobStatus};
 pub use error::EngineError;
 pub use job::{Job, JobId, JobResult, Priority, Timings};
+pub use recordings::{RecordingStatus, SynthesisMode, Synthesizer};

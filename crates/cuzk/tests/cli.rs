@@ -182,3 +182,34 @@ fn asking_for_an_absent_gpu_is_an_error_not_a_fallback() {
     assert!(!o.status.success());
     assert!(text(&o).contains("backend unavailable"), "{}", text(&o));
 }
+
+#[test]
+fn recorded_synthesis_saves_beside_the_params_and_classic_still_works() {
+    let p = params("mul-chain", "200");
+    let prove = |synthesis: &str| {
+        let o = cuzk(&[
+            "prove", "--circuit", "mul-chain", "--size", "200", "--params", p.to_str().unwrap(),
+            "--batch", "2", "--json", "--synth-workers", "1", "--synthesis", synthesis,
+        ]);
+        assert!(o.status.success(), "prove failed: {}", text(&o));
+        let j: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+        assert_eq!(j["verified"], true, "{j}");
+        assert_eq!(j["synthesis"], synthesis, "{j}");
+        (j, text(&o))
+    };
+    let (j, log) = prove("recorded");
+    assert!(j["stages"]["synth_record_ms"].is_number() || j["stages"]["synth_load_ms"].is_number(), "{j}");
+    assert!(j["stages"]["synth_witness_ms"].is_number(), "{j}");
+    assert!(log.contains("recording for"), "{log}");
+    let saved = std::fs::read_dir(dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().starts_with("mul-chain-200.params.") && e.file_name().to_string_lossy().ends_with(".r1cs"));
+    assert!(saved, "the recording is saved beside the parameters: {log}");
+    let (j, _) = prove("recorded");
+    assert!(j["stages"]["synth_load_ms"].is_number(), "a second run loads the recording: {j}");
+    let (j, _) = prove("classic");
+    assert!(j["stages"]["synth_classic_ms"].is_number() && j["stages"]["synth_witness_ms"].is_null(), "{j}");
+    let o = cuzk(&["prove", "--circuit", "mul-chain", "--size", "200", "--params", p.to_str().unwrap(), "--synthesis", "fast"]);
+    assert!(!o.status.success() && text(&o).contains("classic, recorded"), "{}", text(&o));
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 use cuzk::synth::workloads::Workload;
-use cuzk::{BackendChoice, Error};
+use cuzk::Error;
 
 use super::jobs::{self, Report};
 use super::workload::WorkloadArgs;
@@ -30,21 +30,11 @@ pub struct BenchArgs {
     /// Where parameters are made once and cached.
     #[arg(long, default_value = "target/cuzk-bench")]
     params_dir: PathBuf,
-    /// `auto` (GPU if present, else CPU), `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "auto", value_parser = super::parse_backend)]
-    backend: BackendChoice,
     /// One JSON object per job, then one with the totals.
     #[arg(long)]
     json: bool,
-    /// Write a JSON-lines timeline of engine events here.
-    #[arg(long)]
-    timeline: Option<PathBuf>,
-    /// The engine's memory budget in GiB (default: three quarters of RAM).
-    #[arg(long)]
-    memory_gib: Option<f64>,
-    /// Partitions synthesized at once (default: one per core, at most 8).
-    #[arg(long)]
-    synth_workers: Option<usize>,
+    #[command(flatten)]
+    engine: jobs::EngineArgs,
 }
 
 /// Runs the benchmark.
@@ -59,7 +49,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Error> {
         super::setup::run(&WorkloadArgs { circuit: a.circuit, size: a.size }, &params)?;
     }
     let pvk = jobs::pvk(&params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib, a.synth_workers)?;
+    let engine = jobs::engine(&a.engine, &params)?;
     eprintln!(
         "bench: {} jobs x {} partitions of {} size {} ({} constraints each)",
         a.jobs,
@@ -83,7 +73,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Error> {
     for (handle, inputs) in submitted {
         let r = jobs::finish(handle, inputs, &pvk)?;
         if a.json {
-            println!("{}", jobs::json_line(&r, a.circuit, a.size));
+            println!("{}", jobs::json_line(&r, a.circuit, a.size, a.engine.synthesis));
         } else {
             println!("job {}: {}", r.result.id, jobs::text_line(&r));
         }
@@ -94,6 +84,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Error> {
     let per_min = proofs as f64 / wall_s * 60.0;
     let peak_mib = cuzk::rss::peak_rss_bytes().map(|b| b as f64 / (1 << 20) as f64);
     let all_verified = reports.iter().all(|r| r.verified);
+    jobs::report_recordings(&engine);
 
     if a.json {
         println!(

@@ -1,13 +1,14 @@
 //! Running built-in workloads through the engine and reporting each job, for
 //! `prove` and `bench` alike.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use blstrs::Scalar;
 use cuzk::groth16::{prepare_verifying_key, verify_proofs_batch, PreparedVerifyingKey, VerifyingKey};
 use cuzk::synth::workloads::Workload;
-use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult};
+use clap::Args;
+use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult, SynthesisMode};
 
 use super::progress::Progress;
 
@@ -21,37 +22,68 @@ pub struct Report {
     pub verified: bool,
 }
 
-/// Starts an engine on the chosen backend and says which backend it is.
-pub fn engine(
-    backend: BackendChoice,
-    timeline: Option<&Path>,
-    memory_gib: Option<f64>,
-    synth_workers: Option<usize>,
-) -> Result<Engine, Error> {
+/// The engine's settings, shared by `prove` and `bench`.
+#[derive(Args)]
+pub struct EngineArgs {
+    /// `auto` (GPU if present, else CPU), `cpu`, `cuda` or `cuda:N`.
+    #[arg(long, default_value = "auto", value_parser = super::parse_backend)]
+    pub backend: BackendChoice,
+    /// Write a JSON-lines timeline of engine events here.
+    #[arg(long)]
+    pub timeline: Option<PathBuf>,
+    /// The engine's memory budget in GiB (default: three quarters of RAM).
+    #[arg(long)]
+    pub memory_gib: Option<f64>,
+    /// Partitions synthesized at once (default: one per core, at most 8).
+    #[arg(long)]
+    pub synth_workers: Option<usize>,
+    /// `recorded` (record the constraint matrices once per parameter file,
+    /// then witness-only synthesis and sparse products) or `classic`.
+    #[arg(long, default_value = "recorded", value_parser = |s: &str| s.parse::<SynthesisMode>())]
+    pub synthesis: SynthesisMode,
+    /// Where recordings persist between runs (default: beside the parameter file).
+    #[arg(long)]
+    pub recordings: Option<PathBuf>,
+}
+
+/// Starts an engine for jobs against `params` and says which backend it is.
+pub fn engine(a: &EngineArgs, params: &Path) -> Result<Engine, Error> {
     let progress = Arc::new(Progress::new("params"));
+    let recordings = a.recordings.clone().or_else(|| params.parent().map(Path::to_path_buf));
     let mut config = Config {
-        backend,
+        backend: a.backend,
         // The library reads no environment; the CLI maps the documented
         // CUZK_TIMING=1 to the engine's flag.
         host_timing: std::env::var_os("CUZK_TIMING").is_some_and(|v| v == "1"),
         load_progress: Some(Arc::new(move |_: &Path, done: u64, total: u64| {
             progress.update("load", done, total)
         })),
+        synthesis: a.synthesis,
+        recordings_dir: recordings,
         ..Config::default()
     };
-    if let Some(n) = synth_workers {
+    if let Some(n) = a.synth_workers {
         config.synthesis_workers = n;
     }
-    if let Some(gib) = memory_gib {
+    if let Some(gib) = a.memory_gib {
         config.memory_budget = (gib * (1u64 << 30) as f64) as u64;
     }
-    if let Some(path) = timeline {
+    if let Some(path) = &a.timeline {
         let file = std::fs::File::create(path).map_err(Error::io(path))?;
         config.timeline = Some(Box::new(std::io::BufWriter::new(file)));
     }
     let engine = Engine::new(config)?;
-    eprintln!("backend={}", engine.backends().join(","));
+    eprintln!("backend={} synthesis={}", engine.backends().join(","), a.synthesis);
     Ok(engine)
+}
+
+/// Waits for recordings to reach their files, then says on stderr where each
+/// stands (made, loaded, saved, or why not).
+pub fn report_recordings(engine: &Engine) {
+    engine.finish_recordings();
+    for r in engine.recordings() {
+        eprintln!("recording for {}: {}", r.params.display(), r.outcome);
+    }
 }
 
 /// Submits one job of `partitions` circuits with fresh random witnesses.
@@ -117,7 +149,7 @@ pub fn text_line(r: &Report) -> String {
 }
 
 /// The JSON object of a job.
-pub fn json_line(r: &Report, workload: Workload, size: usize) -> serde_json::Value {
+pub fn json_line(r: &Report, workload: Workload, size: usize, synthesis: SynthesisMode) -> serde_json::Value {
     let t = &r.result.timings;
     serde_json::json!({
         "job": r.result.id,
@@ -127,6 +159,7 @@ pub fn json_line(r: &Report, workload: Workload, size: usize) -> serde_json::Val
         "batch": r.result.proofs.len(),
         "partitions": r.result.proofs.len(),
         "backend": r.result.backend,
+        "synthesis": synthesis.to_string(),
         "queue_ms": t.queue_ms,
         "srs_ms": t.srs_ms,
         "synth_ms": t.synth_ms,

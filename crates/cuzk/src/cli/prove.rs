@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use cuzk::{BackendChoice, Error};
+use cuzk::Error;
 
 use super::jobs;
 use super::workload::WorkloadArgs;
@@ -25,18 +25,8 @@ pub struct ProveArgs {
     /// One JSON object per job instead of the timings line.
     #[arg(long)]
     json: bool,
-    /// `auto` (GPU if present, else CPU), `cpu`, `cuda` or `cuda:N`.
-    #[arg(long, default_value = "auto", value_parser = super::parse_backend)]
-    backend: BackendChoice,
-    /// Write a JSON-lines timeline of engine events here.
-    #[arg(long)]
-    timeline: Option<PathBuf>,
-    /// The engine's memory budget in GiB (default: three quarters of RAM).
-    #[arg(long)]
-    memory_gib: Option<f64>,
-    /// Partitions synthesized at once (default: one per core, at most 8).
-    #[arg(long)]
-    synth_workers: Option<usize>,
+    #[command(flatten)]
+    engine: jobs::EngineArgs,
 }
 
 /// Proves, verifies, reports, and writes the proofs if asked.
@@ -45,12 +35,13 @@ pub fn run(a: &ProveArgs) -> Result<(), Error> {
         return Err(Error::Usage("--batch must be at least 1".into()));
     }
     let pvk = jobs::pvk(&a.params)?;
-    let engine = jobs::engine(a.backend, a.timeline.as_deref(), a.memory_gib, a.synth_workers)?;
+    let engine = jobs::engine(&a.engine, &a.params)?;
     let (handle, inputs) =
         jobs::submit(&engine, &a.params, a.workload.circuit, a.workload.size, a.batch)?;
     let report = jobs::finish(handle, inputs, &pvk)?;
+    jobs::report_recordings(&engine);
     if a.json {
-        println!("{}", jobs::json_line(&report, a.workload.circuit, a.workload.size));
+        println!("{}", jobs::json_line(&report, a.workload.circuit, a.workload.size, a.engine.synthesis));
     } else {
         println!("{}", jobs::text_line(&report));
     }

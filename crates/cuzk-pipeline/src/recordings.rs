@@ -1,0 +1,366 @@
+//! Recorded constraint systems, one per parameter file.
+//!
+//! A parameter file fixes the shape of the circuit it proves, so the engine
+//! keys recordings by the file: the first partition proved against it
+//! synthesizes the classic way while recording A, B and C
+//! ([`RecordedShape::record`]); later partitions run witness-only synthesis
+//! and the sparse products ([`RecordedShape::witness`],
+//! [`RecordedShape::evaluate`]), which check every row, so a circuit that
+//! does not match its parameters fails instead of producing a wrong proof.
+//! While one partition records, the others synthesize the classic way rather
+//! than wait. With a directory configured, recordings persist there as
+//! `<params file name>.<verifying key digest>.r1cs` and are loaded on first
+//! use; a file that does not load, or that does not fit the parameters, is
+//! recorded again and overwritten.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use blstrs::Scalar;
+use cuzk_groth16::Parameters;
+use cuzk_synth::recorded::RecordedShape;
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
+use sha2::{Digest, Sha256};
+
+/// How partitions are synthesized.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum SynthesisMode {
+    /// Every linear combination of every constraint, every time.
+    Classic,
+    /// Record the matrices once per parameter file, then witness-only
+    /// synthesis and sparse products.
+    #[default]
+    Recorded,
+}
+
+impl std::str::FromStr for SynthesisMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "classic" => Ok(SynthesisMode::Classic),
+            "recorded" => Ok(SynthesisMode::Recorded),
+            _ => Err(format!("unknown synthesis mode `{s}` (classic, recorded)")),
+        }
+    }
+}
+
+impl std::fmt::Display for SynthesisMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SynthesisMode::Classic => "classic",
+            SynthesisMode::Recorded => "recorded",
+        })
+    }
+}
+
+enum State {
+    /// Nobody has looked for a recording yet.
+    Unknown,
+    /// One partition is loading or recording it.
+    Busy,
+    Ready(Arc<RecordedShape<Scalar>>),
+    /// The memory budget had no room for it: classic synthesis from now on.
+    Disabled,
+}
+
+struct Slot {
+    state: Mutex<State>,
+    file: Option<PathBuf>,
+    /// What happened to the recording last, for [`RecordingStatus`].
+    outcome: Mutex<String>,
+}
+
+/// Where the recording of one parameter file stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordingStatus {
+    /// The parameter file.
+    pub params: PathBuf,
+    /// Where the recording persists, when the engine has a directory for them.
+    pub file: Option<PathBuf>,
+    /// What happened last: recorded, loaded, saved, or why not.
+    pub outcome: String,
+}
+
+/// The recordings of one engine.
+pub(crate) struct Recordings {
+    mode: SynthesisMode,
+    dir: Option<PathBuf>,
+    slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+    saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Recordings {
+    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>) -> Self {
+        Recordings { mode, dir, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
+    }
+
+    /// Waits until every recording being written to its file is written.
+    pub(crate) fn finish_saves(&self) {
+        let saves = std::mem::take(&mut *self.saves.lock().unwrap_or_else(|p| p.into_inner()));
+        for save in saves {
+            let _ = save.join();
+        }
+    }
+
+    /// What synthesizes a partition proved against `params` (loaded from `path`).
+    pub(crate) fn synthesizer(&self, path: &Path, params: &Arc<Parameters>) -> Synthesizer {
+        let slot = match self.mode {
+            SynthesisMode::Classic => None,
+            SynthesisMode::Recorded => {
+                let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+                let slot = slots.entry(path.to_path_buf()).or_insert_with(|| {
+                    Arc::new(Slot {
+                        state: Mutex::new(State::Unknown),
+                        file: self.file_for(path, params),
+                        outcome: Mutex::new("not recorded yet".into()),
+                    })
+                });
+                Some(slot.clone())
+            }
+        };
+        Synthesizer {
+            slot,
+            saves: self.saves.clone(),
+            inputs: params.vk.ic.len(),
+            aux: params.l.len(),
+            report: Mutex::new(SynthReport::default()),
+        }
+    }
+
+    /// Every parameter file's recording, in no particular order.
+    pub(crate) fn status(&self) -> Vec<RecordingStatus> {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .iter()
+            .map(|(params, slot)| RecordingStatus {
+                params: params.clone(),
+                file: slot.file.clone(),
+                outcome: slot.outcome.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            })
+            .collect()
+    }
+
+    fn file_for(&self, path: &Path, params: &Parameters) -> Option<PathBuf> {
+        let dir = self.dir.as_ref()?;
+        let mut vk = Vec::new();
+        params.vk.write(&mut vk).ok()?;
+        let digest = Sha256::digest(&vk);
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "params".into());
+        Some(dir.join(format!("{name}.{hex}.r1cs")))
+    }
+}
+
+/// Where one partition's synthesis time went, in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SynthReport {
+    /// Classic synthesis (nothing recorded yet, or someone else recording).
+    pub classic_ms: f64,
+    /// Classic synthesis that also recorded the matrices.
+    pub record_ms: f64,
+    /// Loading a recording from its file.
+    pub load_ms: f64,
+    /// Witness-only synthesis.
+    pub witness_ms: f64,
+    /// The sparse products a = A·w, b = B·w, c = C·w and the row checks.
+    pub spmv_ms: f64,
+    /// Bytes of a recording this partition made or loaded (the engine
+    /// reserves them in its budget, or disables recording).
+    pub new_recording_bytes: u64,
+}
+
+impl SynthReport {
+    /// The report as named stages for [`crate::Timings::stages`]; zero stages left out.
+    pub(crate) fn stages(&self) -> Vec<(String, f64)> {
+        [
+            ("synth_classic_ms", self.classic_ms),
+            ("synth_record_ms", self.record_ms),
+            ("synth_load_ms", self.load_ms),
+            ("synth_witness_ms", self.witness_ms),
+            ("synth_spmv_ms", self.spmv_ms),
+        ]
+        .into_iter()
+        .filter(|(_, ms)| *ms > 0.0)
+        .map(|(n, ms)| (n.to_string(), ms))
+        .collect()
+    }
+}
+
+/// Synthesizes the partitions of one parameter file by the engine's mode.
+pub struct Synthesizer {
+    slot: Option<Arc<Slot>>,
+    saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    inputs: usize,
+    aux: usize,
+    report: Mutex<SynthReport>,
+}
+
+fn set(outcome: &Mutex<String>, text: String) {
+    *outcome.lock().unwrap_or_else(|p| p.into_inner()) = text;
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl Synthesizer {
+    /// Synthesizes `circuit`: recorded when a recording exists, recording it
+    /// when none does and nobody else is, the classic way otherwise.
+    pub fn synthesize<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let Some(slot) = &self.slot else { return self.classic(circuit) };
+        let ready = {
+            let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
+            match &*state {
+                State::Ready(shape) => Some(shape.clone()),
+                State::Unknown => {
+                    *state = State::Busy;
+                    None
+                }
+                State::Busy | State::Disabled => {
+                    drop(state);
+                    return self.classic(circuit);
+                }
+            }
+        };
+        if let Some(shape) = ready {
+            return self.recorded(&shape, circuit);
+        }
+        // This partition claimed the slot: load the recording, or make it.
+        if let Some(shape) = self.load(slot) {
+            self.publish(slot, shape.clone(), false);
+            return self.recorded(&shape, circuit);
+        }
+        let start = Instant::now();
+        match RecordedShape::record(circuit) {
+            Ok((shape, pa)) => {
+                self.report.lock().unwrap_or_else(|p| p.into_inner()).record_ms = ms_since(start);
+                if self.fits(&shape) {
+                    self.publish(slot, Arc::new(shape), true);
+                } else {
+                    // A circuit that does not fit its parameters must not
+                    // become the recording the right circuits are held to;
+                    // its own proof fails on the sizes.
+                    *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Unknown;
+                    set(&slot.outcome, self.misfit(&shape, "a partition's circuit"));
+                }
+                Ok(pa)
+            }
+            Err(e) => {
+                *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Unknown;
+                Err(e)
+            }
+        }
+    }
+
+    fn classic<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        let pa = ProvingAssignment::synthesize(circuit);
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).classic_ms = ms_since(start);
+        pa
+    }
+
+    fn recorded<C: Circuit<Scalar>>(
+        &self,
+        shape: &RecordedShape<Scalar>,
+        circuit: C,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        let witness = shape.witness(circuit)?;
+        let witness_ms = ms_since(start);
+        let start = Instant::now();
+        let pa = shape.evaluate(witness)?;
+        let mut report = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        report.witness_ms = witness_ms;
+        report.spmv_ms = ms_since(start);
+        Ok(pa)
+    }
+
+    /// The recording in the slot's file, if there is one that fits the
+    /// parameters; why not goes into the slot's outcome.
+    fn load(&self, slot: &Slot) -> Option<Arc<RecordedShape<Scalar>>> {
+        let file = slot.file.as_ref().filter(|f| f.exists())?;
+        let start = Instant::now();
+        let loaded = RecordedShape::<Scalar>::load(file);
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).load_ms = ms_since(start);
+        let outcome = match loaded {
+            Ok(shape) if self.fits(&shape) => {
+                set(&slot.outcome, format!("loaded from {}", file.display()));
+                return Some(Arc::new(shape));
+            }
+            Ok(shape) => format!("{}: recording again", self.misfit(&shape, &file.display().to_string())),
+            Err(e) => format!("{} did not load ({e}): recording again", file.display()),
+        };
+        set(&slot.outcome, outcome);
+        None
+    }
+
+    /// Whether a shape has the parameters' numbers of inputs and aux variables.
+    fn fits(&self, shape: &RecordedShape<Scalar>) -> bool {
+        shape.num_inputs() == self.inputs && shape.num_aux() == self.aux
+    }
+
+    fn misfit(&self, shape: &RecordedShape<Scalar>, what: &str) -> String {
+        format!(
+            "not recorded: {what} has {} inputs and {} aux variables, the parameters {} and {}",
+            shape.num_inputs(),
+            shape.num_aux(),
+            self.inputs,
+            self.aux
+        )
+    }
+
+    /// Makes the shape the slot's recording; a fresh one is also written to
+    /// the slot's file, on a thread of its own (the partition goes on to
+    /// prove), and the slot's outcome says whether that worked.
+    fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
+        *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Ready(shape.clone());
+        if !fresh {
+            return;
+        }
+        let Some(file) = slot.file.clone() else {
+            set(&slot.outcome, format!("recorded ({} constraints), kept in memory", shape.num_constraints()));
+            return;
+        };
+        set(&slot.outcome, format!("recorded ({} constraints), saving to {}", shape.num_constraints(), file.display()));
+        let saver = slot.clone();
+        let spawned = std::thread::Builder::new().name("cuzk-record-save".into()).spawn(move || {
+            let saved = match file.parent() {
+                Some(dir) => std::fs::create_dir_all(dir).map_err(|e| e.to_string()),
+                None => Ok(()),
+            }
+            .and_then(|()| shape.save(&file).map_err(|e| e.to_string()));
+            set(
+                &saver.outcome,
+                match saved {
+                    Ok(()) => format!("recorded ({} constraints), saved to {}", shape.num_constraints(), file.display()),
+                    Err(e) => format!("recorded, kept in memory; saving to {} failed: {e}", file.display()),
+                },
+            );
+        });
+        match spawned {
+            Ok(handle) => self.saves.lock().unwrap_or_else(|p| p.into_inner()).push(handle),
+            Err(e) => set(&slot.outcome, format!("recorded, kept in memory; no thread to save it: {e}")),
+        }
+    }
+
+    /// Drops the recording made or loaded by this synthesizer (the budget
+    /// had no room for it); the parameter file's partitions go classic.
+    pub(crate) fn disable(&self, budget: u64) {
+        if let Some(slot) = &self.slot {
+            *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Disabled;
+            set(
+                &slot.outcome,
+                format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
+            );
+        }
+    }
+
+    /// Where this synthesizer's time went.
+    pub(crate) fn report(&self) -> SynthReport {
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
