@@ -25,6 +25,15 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
                                                rust::Slice<const uint64_t> b_g2, SrsPlacement placement,
                                                uint64_t stream_chunk);
 
+/// A timing-only SRS made on the device: every query resident, filled by
+/// repeating the given affine points (G1 for h, l, a, b_g1; G2 for b_g2).
+/// Proofs made with it do not verify; it lets Filecoin-scale runs skip
+/// generating and uploading tens of gigabytes of real bases.
+std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const uint64_t> vk,
+                                              rust::Slice<const uint64_t> g1_pattern,
+                                              rust::Slice<const uint64_t> g2_pattern, uint64_t h, uint64_t l,
+                                              uint64_t a, uint64_t b);
+
 /// Whether the SRS's bases are in device memory (else pinned host memory).
 bool groth16_srs_resident(const Groth16Srs& srs);
 

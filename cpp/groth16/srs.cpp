@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "../../cuda/api/msm.hpp"
 #include "../error.hpp"
 #include "bridge.hpp"
 #include "cuzk-ffi/src/lib.rs.h"
@@ -84,6 +85,30 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     // Chunks hold whole bitmap words, so batch additions split at word bounds.
     const uint64_t chunk = stream_chunk ? stream_chunk : DEFAULT_CHUNK_BYTES / array_element_bytes(ArrayKind::G2Affine);
     srs->stream_chunk = std::max<uint64_t>(64, (chunk + 63) / 64 * 64);
+    return srs;
+}
+
+std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const uint64_t> vk,
+                                              rust::Slice<const uint64_t> g1_pattern,
+                                              rust::Slice<const uint64_t> g2_pattern, uint64_t h, uint64_t l,
+                                              uint64_t a, uint64_t b) {
+    auto srs = std::make_unique<Groth16Srs>();
+    srs->device = device;
+    srs->vk = read_vk(vk);
+    srs->resident = true;
+    const auto tiled = [&](ArrayKind kind, rust::Slice<const uint64_t> pattern, uint64_t len) {
+        query_bases q;
+        q.kind = kind;
+        q.len = len;
+        q.device = device_array_tile(device, kind, pattern, len);
+        return q;
+    };
+    srs->h = tiled(ArrayKind::G1Affine, g1_pattern, h);
+    srs->l = tiled(ArrayKind::G1Affine, g1_pattern, l);
+    srs->a = tiled(ArrayKind::G1Affine, g1_pattern, a);
+    srs->b_g1 = tiled(ArrayKind::G1Affine, g1_pattern, b);
+    srs->b_g2 = tiled(ArrayKind::G2Affine, g2_pattern, b);
+    srs->stream_chunk = std::max<uint64_t>(64, h / 64 * 64);
     return srs;
 }
 

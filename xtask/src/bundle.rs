@@ -12,6 +12,7 @@ const ARTIFACTS: &[Artifact] = &[
     Artifact::Tests("cuzk-ffi"),
     Artifact::Tests("cuzk-gpu"),
     Artifact::Bench("cuzk-gpu", "kernels"),
+    Artifact::Bench("cuzk-gpu", "groth16_scale"),
     Artifact::Bin("cuzk", "cuzk"),
     Artifact::Bin("cuzk-benches", "compare-cpu"),
 ];

@@ -2,7 +2,7 @@ use crate::{Device, GpuError};
 use blstrs::{G1Affine, G2Affine};
 use cuzk_ffi::cast::as_limbs;
 use cuzk_ffi::{ffi, UniquePtr};
-use cuzk_groth16::Parameters;
+use cuzk_groth16::{Parameters, VerifyingKey};
 
 /// Where [`GpuSrs::upload`] keeps the bases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,16 +72,9 @@ impl GpuSrs {
             )));
         }
         let vk = &params.vk;
-        let mut vk_limbs = Vec::with_capacity(84);
-        for p in [vk.alpha_g1, vk.beta_g1] {
-            vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[p]));
-        }
-        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.beta_g2]));
-        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.delta_g1]));
-        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.delta_g2]));
         let srs = ffi::groth16_srs_upload(
             device.id(),
-            &vk_limbs,
+            &vk_limbs(vk),
             as_limbs(&params.h),
             as_limbs(&params.l),
             as_limbs(&params.a),
@@ -97,6 +90,40 @@ impl GpuSrs {
             a: params.a.len(),
             b: params.b_g1.len(),
         };
+        Ok(GpuSrs { srs, device: device.id(), sizes })
+    }
+
+    /// A timing-only SRS of the given sizes, made on the device by repeating
+    /// `g1` and `g2` points (so Filecoin-scale runs need neither a 47 GB file
+    /// nor its upload). Proofs made with it do not verify: use it only to
+    /// time the host function, whose cost does not depend on the bases' values.
+    pub fn tiled_for_timing(
+        device: &Device,
+        vk: &VerifyingKey,
+        g1: &[G1Affine],
+        g2: &[G2Affine],
+        sizes: SrsSizes,
+    ) -> Result<GpuSrs, GpuError> {
+        if g1.is_empty() || g2.is_empty() {
+            return Err(GpuError::InvalidInput("a tiled SRS needs at least one G1 and one G2 point".into()));
+        }
+        if vk.ic.len() != sizes.ic {
+            return Err(GpuError::InvalidInput(format!(
+                "the verifying key has {} IC points, the sizes say {}",
+                vk.ic.len(),
+                sizes.ic
+            )));
+        }
+        let srs = ffi::groth16_srs_tiled(
+            device.id(),
+            &vk_limbs(vk),
+            as_limbs(g1),
+            as_limbs(g2),
+            sizes.h as u64,
+            sizes.l as u64,
+            sizes.a as u64,
+            sizes.b as u64,
+        )?;
         Ok(GpuSrs { srs, device: device.id(), sizes })
     }
 
@@ -118,4 +145,17 @@ impl GpuSrs {
     pub(crate) fn raw(&self) -> &ffi::Groth16Srs {
         self.srs.as_ref().expect("a GpuSrs always holds an SRS")
     }
+}
+
+/// alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 as affine limbs, the order
+/// the host function reads them in.
+fn vk_limbs(vk: &VerifyingKey) -> Vec<u64> {
+    let mut limbs = Vec::with_capacity(84);
+    for p in [vk.alpha_g1, vk.beta_g1] {
+        limbs.extend_from_slice(as_limbs::<G1Affine>(&[p]));
+    }
+    limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.beta_g2]));
+    limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.delta_g1]));
+    limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.delta_g2]));
+    limbs
 }
