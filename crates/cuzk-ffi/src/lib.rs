@@ -279,6 +279,18 @@ pub mod ffi {
             placement: SrsPlacement,
             stream_chunk: u64,
         ) -> Result<UniquePtr<Groth16Srs>>;
+        /// A timing-only SRS tiled on the device from a few affine points (proofs will not verify).
+        #[allow(clippy::too_many_arguments)]
+        fn groth16_srs_tiled(
+            device: i32,
+            vk: &[u64],
+            g1_pattern: &[u64],
+            g2_pattern: &[u64],
+            h: u64,
+            l: u64,
+            a: u64,
+            b: u64,
+        ) -> Result<UniquePtr<Groth16Srs>>;
         /// Whether the SRS's bases live in device memory.
         fn groth16_srs_resident(srs: &Groth16Srs) -> bool;
         /// Proves every circuit on `device`, writing 192 bytes per proof into `proofs`.
