@@ -1,6 +1,7 @@
-//! Synthesis of the same circuit by cuzk (`ProvingAssignment::synthesize`)
-//! and by bellperson 0.27 (the synthesis time its prover logs; it has no
-//! public entry point for synthesis alone).
+//! Synthesis of the same circuit by cuzk (`ProvingAssignment::synthesize`),
+//! by cuzk's recorded path (witness-only synthesis, the sparse products, and
+//! both) and by bellperson 0.27 (the synthesis time its prover logs; it has
+//! no public entry point for synthesis alone).
 // criterion_group! defines an undocumented public function.
 #![allow(missing_docs)]
 
@@ -8,7 +9,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 use cuzk_benches::{peer_timing, Fixture, ProvingPair, BENCH_SEED, CRITERION_CASES};
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{ProvingAssignment, RecordedShape};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
@@ -25,6 +26,29 @@ fn synthesis(c: &mut Criterion) {
             b.iter_batched(
                 || fixture.ours(),
                 |circuit| ProvingAssignment::synthesize(circuit).expect("synthesis"),
+                BatchSize::PerIteration,
+            )
+        });
+        let (shape, _) = RecordedShape::record(fixture.ours()).expect("record");
+        group.bench_function("recorded", |b| {
+            b.iter_batched(
+                || fixture.ours(),
+                |circuit| shape.synthesize(circuit).expect("recorded synthesis"),
+                BatchSize::PerIteration,
+            )
+        });
+        group.bench_function("recorded-witness", |b| {
+            b.iter_batched(
+                || fixture.ours(),
+                |circuit| shape.witness(circuit).expect("witness"),
+                BatchSize::PerIteration,
+            )
+        });
+        let witness = shape.witness(fixture.ours()).expect("witness");
+        group.bench_function("recorded-spmv", |b| {
+            b.iter_batched(
+                || witness.clone(),
+                |w| shape.evaluate(w).expect("evaluation"),
                 BatchSize::PerIteration,
             )
         });

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use blstrs::Scalar;
 use cuzk_groth16::{prove_timed, random_nonzero_scalar, verify_proof, Domain, ProveTimings};
 use cuzk_synth::workloads::Workload;
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{ProvingAssignment, RecordedShape, SynthesisError};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -87,6 +87,28 @@ pub struct Figures {
     pub prove_ms_all: Vec<f64>,
 }
 
+/// cuzk's recorded synthesis (the shape recorded once, then per proof
+/// witness-only synthesis and the CPU sparse products): medians, then every repetition.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordedFigures {
+    /// The one recording (a classic synthesis that also builds the matrices).
+    pub record_ms: f64,
+    /// Nonzeros of A, B and C together.
+    pub nnz: usize,
+    /// Bytes the recording holds (matrices, coefficients, densities).
+    pub shape_bytes: usize,
+    /// Median witness-only synthesis time.
+    pub witness_ms: f64,
+    /// Median time of a = A·w, b = B·w, c = C·w with the satisfaction check.
+    pub spmv_ms: f64,
+    /// Median of witness plus products: what replaces classic synthesis.
+    pub synth_ms: f64,
+    /// `synth_ms` per circuit constraint.
+    pub synth_ns_per_constraint: f64,
+    /// Every repetition's witness plus products time.
+    pub synth_ms_all: Vec<f64>,
+}
+
 /// The medians of cuzk's prover phases (see [`ProveTimings`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct Phases {
@@ -137,8 +159,12 @@ pub struct CaseReport {
     pub bellperson: Figures,
     /// Median of bellperson's whole `create_random_proof` call.
     pub bellperson_total_ms: f64,
+    /// cuzk's recorded synthesis.
+    pub recorded: RecordedFigures,
     /// bellperson's synthesis time over ours (above 1: we are faster).
     pub synth_speedup: f64,
+    /// bellperson's synthesis time over the recorded path's.
+    pub recorded_synth_speedup: f64,
     /// bellperson's prove time over ours (above 1: we are faster).
     pub prove_speedup: f64,
     /// Where cuzk's prove time went.
@@ -171,6 +197,15 @@ pub fn run_case(
     let bellperson_load_ms = ms(start.elapsed());
     let pair = ProvingPair::from_params(cuzk_params, bell_params);
 
+    note(&format!("{case}: recording the shape"));
+    let start = Instant::now();
+    let (shape, recorded_pa) = RecordedShape::<Scalar>::record(fixture.ours())?;
+    let record_ms = ms(start.elapsed());
+    // The fixture's circuit is the same every repetition, so the first
+    // recorded synthesis must equal the recording's own (classic) assignment.
+    let mut reference = Some(recorded_pa);
+    let mut recorded_runs = Vec::with_capacity(settings.reps);
+
     let mut rng = ChaCha20Rng::seed_from_u64(settings.seed.wrapping_add(1));
     let mut ours = Vec::with_capacity(settings.reps);
     let mut theirs = Vec::with_capacity(settings.reps);
@@ -187,16 +222,20 @@ pub fn run_case(
         if ours_first {
             theirs.push(run_bellperson(case, &fixture, &pair, &mut rng)?);
         }
-        let (o, t) = (&ours[rep], &theirs[rep]);
+        recorded_runs.push(run_recorded(case, &fixture, &shape, reference.take())?);
+        let (o, t, r) = (&ours[rep], &theirs[rep], &recorded_runs[rep]);
         note(&format!(
-            "{case}: rep {}: synth {:.1} / {:.1} ms, prove {:.1} / {:.1} ms (cuzk / bellperson)",
+            "{case}: rep {}: synth {:.1} / {:.1} ms, prove {:.1} / {:.1} ms (cuzk / bellperson); recorded synth {:.1} + {:.1} ms",
             rep + 1,
             o.synth_ms,
             t.synth_ms,
             o.prove_ms,
-            t.prove_ms
+            t.prove_ms,
+            r.0,
+            r.1
         ));
     }
+    let recorded = recorded_figures(&recorded_runs, &shape, record_ms, fixture.constraints());
 
     let cuzk = figures(&ours, fixture.constraints());
     let bellperson = figures(&theirs, fixture.constraints());
@@ -216,6 +255,8 @@ pub fn run_case(
         cuzk_load_ms,
         bellperson_load_ms,
         synth_speedup: bellperson.synth_ms / cuzk.synth_ms,
+        recorded_synth_speedup: bellperson.synth_ms / recorded.synth_ms,
+        recorded,
         prove_speedup: bellperson.prove_ms / cuzk.prove_ms,
         bellperson_total_ms: median(theirs.iter().map(|r| r.total_ms).collect()),
         cuzk,
@@ -269,6 +310,49 @@ fn run_cuzk(
         phases,
     };
     Ok((run, constraints))
+}
+
+/// cuzk's recorded path: (witness ms, products ms). The assignment is
+/// compared with `reference` when given, and dropped off the clock.
+fn run_recorded(
+    case: Case,
+    fixture: &Fixture,
+    shape: &RecordedShape<Scalar>,
+    reference: Option<ProvingAssignment<Scalar>>,
+) -> Result<(f64, f64), BenchError> {
+    let circuit = fixture.ours();
+    let start = Instant::now();
+    let witness = shape.witness(circuit)?;
+    let witness_time = start.elapsed();
+    let start = Instant::now();
+    let pa = shape.evaluate(witness)?;
+    let spmv_time = start.elapsed();
+    if reference.is_some_and(|r| r != pa) {
+        return Err(BenchError::Synthesis(SynthesisError::Circuit(format!(
+            "{case}: recorded synthesis differs from classic synthesis"
+        ))));
+    }
+    Ok((ms(witness_time), ms(spmv_time)))
+}
+
+fn recorded_figures(
+    runs: &[(f64, f64)],
+    shape: &RecordedShape<Scalar>,
+    record_ms: f64,
+    constraints: usize,
+) -> RecordedFigures {
+    let synth_ms_all: Vec<f64> = runs.iter().map(|(w, s)| w + s).collect();
+    let synth_ms = median(synth_ms_all.clone());
+    RecordedFigures {
+        record_ms,
+        nnz: shape.nnz(),
+        shape_bytes: shape.heap_bytes(),
+        witness_ms: median(runs.iter().map(|r| r.0).collect()),
+        spmv_ms: median(runs.iter().map(|r| r.1).collect()),
+        synth_ms,
+        synth_ns_per_constraint: synth_ms * 1e6 / constraints as f64,
+        synth_ms_all,
+    }
 }
 
 /// bellperson: `create_random_proof` with its own logged phase times.

@@ -1,6 +1,9 @@
 //! `compare-cpu`: cuzk's and bellperson 0.27's CPU synthesis and prove times
 //! on the same circuits, the same parameter files and the same machine, in
 //! one run. Every proof is verified; the figures are medians of `--reps`.
+//! Beside them, cuzk's recorded synthesis (the shape recorded once per case,
+//! then witness-only synthesis plus the CPU sparse products) on the same
+//! circuit, checked equal to classic synthesis.
 #![forbid(unsafe_code)]
 
 use std::fs::OpenOptions;

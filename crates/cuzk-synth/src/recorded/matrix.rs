@@ -242,9 +242,12 @@ impl CsrBuilder {
                 *c = (*c & !AUX_TAG) + num_inputs;
             }
         }
+        self.row_ptr.shrink_to_fit();
+        self.cols.shrink_to_fit();
         let coeffs = if table_len <= NARROW_TABLE_LIMIT {
             CoeffIndices::Narrow(self.coeffs.iter().map(|&k| k as u16).collect())
         } else {
+            self.coeffs.shrink_to_fit();
             CoeffIndices::Wide(self.coeffs)
         };
         Csr { row_ptr: self.row_ptr, cols: self.cols, coeffs }

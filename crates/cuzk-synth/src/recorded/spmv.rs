@@ -33,7 +33,9 @@ impl<S: Copy> Columns<'_, S> {
     }
 }
 
-/// One row's dot product; ±1 add or subtract without a multiplication.
+/// One row's dot product. Multiplications are skipped for coefficients ±1
+/// and for values 0 and 1: most other coefficients are powers of two that
+/// pack bits (SHA-256's sums of words), whose values are 0 or 1.
 #[inline]
 fn dot<S: PrimeField, K: Copy + Into<u32>>(cols: &[u32], ks: &[K], table: &[S], w: Columns<'_, S>) -> S {
     let mut acc = S::ZERO;
@@ -42,7 +44,13 @@ fn dot<S: PrimeField, K: Copy + Into<u32>>(cols: &[u32], ks: &[K], table: &[S], 
         match k.into() {
             ONE => acc += v,
             MINUS_ONE => acc -= v,
-            k => acc += v * table[k as usize],
+            k => {
+                if v == S::ONE {
+                    acc += table[k as usize];
+                } else if !bool::from(v.is_zero()) {
+                    acc += v * table[k as usize];
+                }
+            }
         }
     }
     acc
@@ -154,8 +162,14 @@ mod tests {
             let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 1);
             let mut table = vec![Scalar::ONE, -Scalar::ONE];
             table.extend((0..extra).map(|_| Scalar::random(&mut rng)));
-            let inputs: Vec<Scalar> = (0..n_in).map(|_| Scalar::random(&mut rng)).collect();
-            let aux: Vec<Scalar> = (0..n_aux).map(|_| Scalar::random(&mut rng)).collect();
+            // Zeros and ones take their own path; mix them with random values.
+            let mut value = |i: usize| match i % 4 {
+                0 => Scalar::ZERO,
+                1 => Scalar::ONE,
+                _ => Scalar::random(&mut rng),
+            };
+            let inputs: Vec<Scalar> = (0..n_in).map(|i| value(i + (seed % 4) as usize)).collect();
+            let aux: Vec<Scalar> = (0..n_aux).map(|i| value(i * 7 + (seed % 4) as usize)).collect();
             let m = random_csr(seed, rows, n_in + n_aux, table.len(), wide);
             let got = product(&m, &table, Columns { inputs: &inputs, aux: &aux }, |_, _| {});
             prop_assert_eq!(got, naive(&m, &table, &inputs, &aux));
