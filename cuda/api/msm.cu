@@ -8,6 +8,7 @@
 #include "cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "msm.hpp"
+#include "timer.cuh"
 
 namespace cuzk {
 namespace {
@@ -45,37 +46,6 @@ uint64_t whole_elements(ArrayKind kind, size_t limbs, const char* what) {
     return bytes / elem;
 }
 
-class event {
-public:
-    event() { CUZK_CUDA(cudaEventCreate(&e_)); }
-    ~event() { cudaEventDestroy(e_); }
-    event(const event&) = delete;
-    event& operator=(const event&) = delete;
-    operator cudaEvent_t() const { return e_; }
-
-private:
-    cudaEvent_t e_{};
-};
-
-/// Elapsed device time of the work queued on a stream between construction
-/// and stop_ms(), which waits for it.
-class stream_timer {
-public:
-    explicit stream_timer(cudaStream_t s) : s_(s) { CUZK_CUDA(cudaEventRecord(start_, s_)); }
-
-    float stop_ms() {
-        CUZK_CUDA(cudaEventRecord(stop_, s_));
-        CUZK_CUDA(cudaEventSynchronize(stop_));
-        float ms = 0;
-        CUZK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-        return ms;
-    }
-
-private:
-    cudaStream_t s_;
-    event start_, stop_;
-};
-
 template <class T>
 void append_limbs(rust::Vec<uint64_t>& out, const T& value) {
     static_assert(sizeof(T) % 8 == 0, "limb-sized values only");
@@ -90,7 +60,7 @@ MsmWindows run_msm(const DeviceArray& bases, const DeviceArray& scalars) {
     MsmWindows result{msm::window_bits_for(n), {}, 0.0f};
     if (n == 0) return result;
     cuda::stream s;
-    stream_timer timer(s);
+    cuda::stream_timer timer(s);
     std::vector<jacobian<F>> sums;
     result.window_bits = msm::msm_windows<F>(static_cast<const affine<F>*>(bases.data()),
                                              static_cast<const fr_t*>(scalars.data()), uint32_t(n), s, sums);
@@ -106,7 +76,7 @@ float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap
     if (bitmap.empty()) return 0.0f;
     cuda::stream s;
     cuda::buffer<uint64_t> words(bitmap.size());
-    stream_timer timer(s);
+    cuda::stream_timer timer(s);
     CUZK_CUDA(cudaMemcpyAsync(words.get(), bitmap.data(), bitmap.size() * 8, cudaMemcpyHostToDevice, s));
     const jacobian<F> sum =
         msm::batch_add<F>(static_cast<const affine<F>*>(bases.data()), words.get(), bitmap.size(), s);

@@ -185,6 +185,20 @@ pub mod ffi {
         fn batch_add_model(bitmap: &[u64], threads: u64) -> Result<Vec<u64>>;
     }
 
+    unsafe extern "C++" {
+        include!("cuda/api/bench.hpp");
+
+        /// Runs an Fr transform of a resident scalar array `runs` times (tables built once);
+        /// returns each run's device milliseconds and, if `out` is not empty, the result.
+        fn fr_ntt_timed(input: &DeviceArray, kind: NttKind, runs: u32, out: &mut [u64]) -> Result<Vec<f32>>;
+        /// `threads` dependent chains of `iters` Fp multiplications (x = seeds[t % k] * y^iters,
+        /// y = seeds[(t + 1) % k]); the first results go to `sample`; returns device milliseconds.
+        fn fp_mul_chain(id: i32, seeds: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
+        /// `threads` chains of `iters` G1 mixed additions (bases[t % k] + bases[(t + 1) % k] + ...),
+        /// XYZZ results of the first threads to `sample`; returns device milliseconds.
+        fn g1_add_chain(id: i32, bases: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
+    }
+
     /// One circuit's input to the Groth16 host function: blstrs' Montgomery
     /// limbs of its ProvingAssignment, its density bitsets as words, and its
     /// blinding factors.

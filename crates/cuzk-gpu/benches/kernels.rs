@@ -1,9 +1,13 @@
-//! Kernel benchmarks on device 0, one JSON line per measurement: G1 MSM
+//! Kernel benchmarks on device 0, one JSON line per measurement and a table
+//! at the end: Fp multiplications and G1 mixed additions per second (long
+//! dependent chains, results checked against blstrs), Fr NTT 2^16..2^27 in
+//! each kind (forward, inverse, coset forward, coset inverse), G1 MSM
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
 //! and 0/1 batch addition at 50 % ones. Inputs are resident on the GPU;
 //! each figure is the median of 5 runs after one warm-up, timed with CUDA
 //! events (device_ms; allocation of temporaries excluded), next to the
-//! call's wall time.
+//! call's wall time. CUZK_BENCH=arith,ntt,msm_g1,batch_add,msm_g2 (any
+//! subset) runs only those groups.
 //!
 //! Bases are tiled on the device from 2^16 (G1) or 2^14 (G2) random points,
 //! and scalars from 2^20 - 3 random ones, so base i repeats every 2^16 but
@@ -12,10 +16,12 @@
 //! unless CUZK_ALLOW_NO_GPU=1.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
-use cuzk_gpu::arith::{G1, G2};
+use blstrs::{Fp, G1Affine};
+use cuzk_gpu::arith::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, G1, G2};
 use cuzk_gpu::batch_add::batch_add_resident;
 use cuzk_gpu::msm::{msm_resident, DeviceRun, MsmCurve};
-use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError};
+use cuzk_gpu::ntt::ntt_timed;
+use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError, NttKind};
 use ff::Field;
 use group::Curve;
 use rand_chacha::ChaCha20Rng;
@@ -37,8 +43,25 @@ fn main() {
     };
     let info = device.info();
     println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{}}}", info.name, info.sm_count, info.total_mem);
+    let only = std::env::var("CUZK_BENCH").ok();
+    let wanted = |group: &str| only.as_deref().is_none_or(|list| list.split(',').any(|g| g.trim() == group));
     let mut rng = ChaCha20Rng::seed_from_u64(0x6d736d);
+    let mut table = Table::default();
+    // One wave of 2048 resident threads per SM, four times over.
+    let threads = u64::try_from(info.sm_count).unwrap() * 2048 * 4;
+
+    if wanted("arith") {
+        bench_fp_mul(&device, &mut rng, threads, &mut table);
+        bench_g1_add(&device, &mut rng, threads, &mut table);
+    }
     let random: Vec<Scalar> = (0..SCALAR_PERIOD).map(|_| Scalar::random(&mut rng)).collect();
+    if wanted("ntt") {
+        for log in 16..=27 {
+            for kind in [NttKind::Forward, NttKind::Inverse, NttKind::CosetForward, NttKind::CosetInverse] {
+                bench_ntt(&device, &random, log, kind, &mut table);
+            }
+        }
+    }
     let bits: Vec<Scalar> = (0..SCALAR_PERIOD)
         .map(|_| match rng.next_u32() % 100 {
             0..=44 => Scalar::ZERO,
@@ -47,24 +70,116 @@ fn main() {
         })
         .collect();
 
-    let g1 = DeviceBases::<G1>::tiled(&device, &points::<G1Projective>(&mut rng, 1 << 16), 1 << 27).unwrap();
-    for log in 16..=27 {
-        for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
-            bench_msm(&device, "msm_g1", name, &g1, pattern, log);
+    if wanted("msm_g1") || wanted("batch_add") {
+        let g1 = DeviceBases::<G1>::tiled(&device, &points::<G1Projective>(&mut rng, 1 << 16), 1 << 27).unwrap();
+        if wanted("msm_g1") {
+            for log in 16..=27 {
+                for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
+                    bench_msm(&device, "msm_g1", name, &g1, pattern, log, &mut table);
+                }
+            }
+        }
+        if wanted("batch_add") {
+            for log in [26, 27] {
+                bench_batch_add(&mut rng, "batch_add_g1", &g1, log, &mut table);
+            }
         }
     }
-    for log in [26, 27] {
-        bench_batch_add(&mut rng, "batch_add_g1", &g1, log);
-    }
-    drop(g1);
 
-    let g2 = DeviceBases::<G2>::tiled(&device, &points::<G2Projective>(&mut rng, 1 << 14), 1 << 24).unwrap();
-    for log in 16..=24 {
-        for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
-            bench_msm(&device, "msm_g2", name, &g2, pattern, log);
+    if wanted("msm_g2") || wanted("batch_add") {
+        let g2 = DeviceBases::<G2>::tiled(&device, &points::<G2Projective>(&mut rng, 1 << 14), 1 << 24).unwrap();
+        if wanted("msm_g2") {
+            for log in 16..=24 {
+                for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
+                    bench_msm(&device, "msm_g2", name, &g2, pattern, log, &mut table);
+                }
+            }
+        }
+        if wanted("batch_add") {
+            bench_batch_add(&mut rng, "batch_add_g2", &g2, 24, &mut table);
         }
     }
-    bench_batch_add(&mut rng, "batch_add_g2", &g2, 24);
+    table.print();
+}
+
+/// Rows of the closing table: bench, case, size, median ms, rate.
+#[derive(Default)]
+struct Table(Vec<[String; 5]>);
+
+impl Table {
+    fn push(&mut self, bench: &str, case: &str, log: u32, median: f64, rate: String) {
+        self.0.push([bench.into(), case.into(), format!("2^{log}"), format!("{median:.3}"), rate]);
+    }
+
+    fn print(&self) {
+        println!("| bench | case | n | median ms | rate |");
+        println!("| --- | --- | ---: | ---: | ---: |");
+        for row in &self.0 {
+            println!("| {} |", row.join(" | "));
+        }
+    }
+}
+
+/// Medians of the device times of a chain kernel after one warm-up, each
+/// run's sample checked against the CPU reference.
+fn chain_median<T: PartialEq + std::fmt::Debug>(
+    mut run: impl FnMut() -> Result<cuzk_gpu::arith::ChainRun<T>, GpuError>,
+    reference: impl Fn(usize) -> T,
+) -> f64 {
+    run().unwrap();
+    let times = (0..RUNS)
+        .map(|_| {
+            let r = run().unwrap();
+            for (t, got) in r.sample.iter().enumerate() {
+                assert_eq!(*got, reference(t), "thread {t} of the chain kernel");
+            }
+            f64::from(r.device_ms)
+        })
+        .collect();
+    median(times)
+}
+
+fn bench_fp_mul(device: &Device, rng: &mut ChaCha20Rng, threads: u64, table: &mut Table) {
+    const ITERS: u32 = 4096;
+    let seeds: Vec<Fp> = (0..64).map(|_| Fp::random(&mut *rng)).collect();
+    let ms = chain_median(
+        || fp_mul_chain(device, &seeds, threads, ITERS, 8),
+        |t| fp_mul_chain_reference(&seeds, t, ITERS),
+    );
+    let rate = threads as f64 * f64::from(ITERS) / (ms * 1e-3);
+    println!("{{\"bench\":\"fp_mul\",\"threads\":{threads},\"iters\":{ITERS},\"median_ms\":{ms:.3},\"per_s\":{rate:.4e},\"runs\":{RUNS}}}");
+    table.push("fp_mul", &format!("{threads} threads x {ITERS}"), 0, ms, format!("{:.2} G/s", rate * 1e-9));
+}
+
+fn bench_g1_add(device: &Device, rng: &mut ChaCha20Rng, threads: u64, table: &mut Table) {
+    const ITERS: u32 = 256;
+    let bases: Vec<G1Affine> = points::<G1Projective>(rng, 64);
+    let ms = chain_median(
+        || g1_add_chain(device, &bases, threads, ITERS, 8),
+        |t| g1_add_chain_reference(&bases, t, ITERS),
+    );
+    let rate = threads as f64 * f64::from(ITERS) / (ms * 1e-3);
+    println!("{{\"bench\":\"g1_mixed_add\",\"threads\":{threads},\"iters\":{ITERS},\"median_ms\":{ms:.3},\"per_s\":{rate:.4e},\"runs\":{RUNS}}}");
+    table.push("g1_mixed_add", &format!("{threads} threads x {ITERS}"), 0, ms, format!("{:.2} G/s", rate * 1e-9));
+}
+
+fn bench_ntt(device: &Device, pattern: &[Scalar], log: u32, kind: NttKind, table: &mut Table) {
+    let name = format!("{kind:?}");
+    let result = DeviceScalars::tiled(device, pattern, 1 << log)
+        .and_then(|input| ntt_timed(&input, kind, RUNS as u32 + 1, false))
+        .map(|t| {
+            // The first run is the warm-up.
+            let times: Vec<f64> = t.device_ms[1..].iter().map(|&ms| f64::from(ms)).collect();
+            let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+            (median(times), min)
+        });
+    match result {
+        Ok((med, min)) => {
+            println!("{{\"bench\":\"ntt\",\"kind\":\"{name}\",\"log_n\":{log},\"median_ms\":{med:.3},\"min_ms\":{min:.3},\"runs\":{RUNS}}}");
+            table.push("ntt", &name, log, med, String::new());
+        }
+        Err(e) => println!("{{\"bench\":\"ntt\",\"kind\":\"{name}\",\"log_n\":{log},\"error\":\"{e}\"}}"),
+    }
 }
 
 /// n random affine points by a random walk and one batch normalisation.
@@ -101,11 +216,14 @@ fn timed<P>(mut run: impl FnMut() -> Result<DeviceRun<P>, GpuError>) -> Result<(
     Ok((median(device), min, median(wall)))
 }
 
-fn report(bench: &str, scalars: &str, log: u32, result: Result<(f64, f64, f64), GpuError>) {
+fn report(bench: &str, scalars: &str, log: u32, result: Result<(f64, f64, f64), GpuError>, table: &mut Table) {
     match result {
-        Ok((med, min, wall)) => println!(
-            "{{\"bench\":\"{bench}\",\"scalars\":\"{scalars}\",\"log_n\":{log},\"median_ms\":{med:.3},\"min_ms\":{min:.3},\"wall_ms\":{wall:.3},\"runs\":{RUNS}}}"
-        ),
+        Ok((med, min, wall)) => {
+            println!(
+                "{{\"bench\":\"{bench}\",\"scalars\":\"{scalars}\",\"log_n\":{log},\"median_ms\":{med:.3},\"min_ms\":{min:.3},\"wall_ms\":{wall:.3},\"runs\":{RUNS}}}"
+            );
+            table.push(bench, scalars, log, med, String::new());
+        }
         Err(e) => println!("{{\"bench\":\"{bench}\",\"scalars\":\"{scalars}\",\"log_n\":{log},\"error\":\"{e}\"}}"),
     }
 }
@@ -117,13 +235,20 @@ fn bench_msm<C: MsmCurve>(
     bases: &DeviceBases<C>,
     pattern: &[Scalar],
     log: u32,
+    table: &mut Table,
 ) {
     let result = DeviceScalars::tiled(device, pattern, 1 << log)
         .and_then(|s| timed(|| msm_resident(bases, &s)));
-    report(bench, scalars, log, result);
+    report(bench, scalars, log, result, table);
 }
 
-fn bench_batch_add<C: MsmCurve>(rng: &mut ChaCha20Rng, bench: &str, bases: &DeviceBases<C>, log: u32) {
+fn bench_batch_add<C: MsmCurve>(
+    rng: &mut ChaCha20Rng,
+    bench: &str,
+    bases: &DeviceBases<C>,
+    log: u32,
+    table: &mut Table,
+) {
     let n = 1usize << log;
     if n > bases.len() {
         return;
@@ -134,5 +259,5 @@ fn bench_batch_add<C: MsmCurve>(rng: &mut ChaCha20Rng, bench: &str, bases: &Devi
     for word in bitmap.iter_mut().take(n / 64) {
         *word = rng.next_u64();
     }
-    report(bench, "half_ones", log, timed(|| batch_add_resident(bases, &bitmap)));
+    report(bench, "half_ones", log, timed(|| batch_add_resident(bases, &bitmap)), table);
 }

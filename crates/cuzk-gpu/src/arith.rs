@@ -4,6 +4,7 @@ use cuzk_ffi::cast::{as_limbs, as_limbs_mut, Limbs};
 use cuzk_ffi::ffi;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
+use group::Group;
 
 pub use cuzk_ffi::ffi::{CurveOp, FieldOp};
 
@@ -99,4 +100,59 @@ pub fn host_curve_op<C: KernelCurve>(op: CurveOp, p: &C::Jacobian, q: &[u64]) ->
     let mut out = [C::Affine::identity()];
     ffi::curve_op(C::CURVE, op, as_limbs(std::slice::from_ref(p)), q, as_limbs_mut(&mut out))?;
     Ok(out[0])
+}
+
+/// What a throughput kernel computed for its first threads, and its device time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainRun<T> {
+    /// The results of threads 0, 1, ... (as many as asked for).
+    pub sample: Vec<T>,
+    /// Device milliseconds of the kernel alone.
+    pub device_ms: f32,
+}
+
+/// `threads` dependent chains of `iters` Fp multiplications on the device
+/// (see [`fp_mul_chain_reference`]); returns the first `sample` results.
+pub fn fp_mul_chain(device: &Device, seeds: &[Fp], threads: u64, iters: u32, sample: usize) -> Result<ChainRun<Fp>, GpuError> {
+    let mut out = vec![Fp::ZERO; sample];
+    let device_ms = ffi::fp_mul_chain(device.id(), as_limbs(seeds), threads, iters, as_limbs_mut(&mut out))?;
+    Ok(ChainRun { sample: out, device_ms })
+}
+
+/// Thread t's result of [`fp_mul_chain`]: `seeds[t % k] * seeds[(t + 1) % k]^iters`.
+pub fn fp_mul_chain_reference(seeds: &[Fp], t: usize, iters: u32) -> Fp {
+    let k = seeds.len();
+    seeds[t % k] * seeds[(t + 1) % k].pow_vartime([u64::from(iters)])
+}
+
+/// `threads` chains of `iters` G1 mixed additions on the device (see
+/// [`g1_add_chain_reference`]; `bases.len()` a power of two up to 256);
+/// returns the first `sample` sums.
+pub fn g1_add_chain(
+    device: &Device,
+    bases: &[G1Affine],
+    threads: u64,
+    iters: u32,
+    sample: usize,
+) -> Result<ChainRun<G1Projective>, GpuError> {
+    // X, Y, ZZ, ZZZ per thread.
+    let mut out = vec![Fp::ZERO; 4 * sample];
+    let device_ms = ffi::g1_add_chain(device.id(), as_limbs(bases), threads, iters, as_limbs_mut(&mut out))?;
+    let sample = out.chunks(4).map(|c| xyzz_to_jacobian(c[0], c[1], c[2], c[3])).collect();
+    Ok(ChainRun { sample, device_ms })
+}
+
+/// Thread t's result of [`g1_add_chain`]: the sum of `bases[(t + j) % k]`
+/// for j = 0..=iters.
+pub fn g1_add_chain_reference(bases: &[G1Affine], t: usize, iters: u32) -> G1Projective {
+    let k = bases.len();
+    (0..=iters as usize).fold(G1Projective::identity(), |acc, j| acc + bases[(t + j) % k])
+}
+
+/// The XYZZ point (X, Y, ZZ, ZZZ), x = X/ZZ and y = Y/ZZZ, in blst's
+/// Jacobian form without an inversion: (X ZZ^2, Y ZZ^3, ZZZ), since
+/// ZZZ^2 = ZZ^3. ZZ = 0 (the identity) gives Z = 0.
+fn xyzz_to_jacobian(x: Fp, y: Fp, zz: Fp, zzz: Fp) -> G1Projective {
+    let zz2 = zz.square();
+    G1Projective::from_raw_unchecked(x * zz2, y * zz2 * zz, zzz)
 }

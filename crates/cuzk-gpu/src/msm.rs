@@ -84,6 +84,10 @@ impl DeviceScalars {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    pub(crate) fn array(&self) -> &ffi::DeviceArray {
+        self.array.as_ref().expect("a DeviceScalars always holds an array")
+    }
 }
 
 fn array_len(array: &UniquePtr<ffi::DeviceArray>) -> usize {
@@ -109,8 +113,7 @@ pub fn msm_resident<C: MsmCurve>(
     if scalars.len() > bases.len() {
         return Err(GpuError::InvalidInput(format!("{} scalars for {} bases", scalars.len(), bases.len())));
     }
-    let scalars = scalars.array.as_ref().expect("a DeviceScalars always holds an array");
-    let windows = ffi::msm_windows(bases.array(), scalars)?;
+    let windows = ffi::msm_windows(bases.array(), scalars.array())?;
     Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms })
 }
 

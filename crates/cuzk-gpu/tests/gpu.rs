@@ -8,9 +8,14 @@
 
 mod harness;
 
-use blstrs::{Fp, Fp2, Scalar};
-use cuzk_gpu::arith::{device_field_mul, KernelField};
-use cuzk_gpu::{devices, ntt, Device, GpuError, NttKind};
+use blstrs::{Fp, Fp2, G1Affine, G1Projective, Scalar};
+use cuzk_gpu::arith::{
+    device_field_mul, fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, KernelField,
+};
+use cuzk_gpu::ntt::ntt_timed;
+use cuzk_gpu::{devices, ntt, Device, DeviceScalars, GpuError, NttKind};
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
 use ff::{Field, PrimeField};
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
@@ -22,6 +27,9 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("ntt_up_to_2_22_matches_cpu_radix2", ntt_up_to_2_22_matches_cpu_radix2),
     ("ntt_2_24_round_trips_and_spot_checks", ntt_2_24_round_trips_and_spot_checks),
     ("ntt_rejects_non_powers_of_two", ntt_rejects_non_powers_of_two),
+    ("ntt_timed_matches_ntt", ntt_timed_matches_ntt),
+    ("fp_mul_chain_matches_blstrs", fp_mul_chain_matches_blstrs),
+    ("g1_add_chain_matches_blstrs", g1_add_chain_matches_blstrs),
     ("out_of_memory_is_typed_and_recoverable", out_of_memory_is_typed_and_recoverable),
     ("unknown_device_is_typed", unknown_device_is_typed),
 ];
@@ -208,6 +216,54 @@ fn ntt_rejects_non_powers_of_two(device: &Device, _: &mut ChaCha20Rng) {
         let err = ntt(device, &mut a, NttKind::Forward).unwrap_err();
         assert!(matches!(err, GpuError::InvalidInput(_)), "size {len}: {err:?}");
     }
+}
+
+/// The benchmark's resident, timed transform computes what `ntt` does.
+fn ntt_timed_matches_ntt(device: &Device, rng: &mut ChaCha20Rng) {
+    for log_n in [1u32, 2, 11, 12] {
+        let a = random_scalars(rng, 1 << log_n);
+        let input = DeviceScalars::upload(device, &a).unwrap();
+        for kind in KINDS {
+            let timed = ntt_timed(&input, kind, 2, true).unwrap();
+            assert_eq!(timed.device_ms.len(), 2);
+            assert!(timed.device_ms.iter().all(|ms| ms.is_finite() && *ms >= 0.0), "{:?}", timed.device_ms);
+            let mut want = a.clone();
+            ntt(device, &mut want, kind).unwrap();
+            assert!(timed.result == want, "{kind:?} of 2^{log_n}");
+        }
+    }
+    let one = DeviceScalars::upload(device, &[Scalar::ONE]).unwrap();
+    assert!(matches!(ntt_timed(&one, NttKind::Forward, 1, false), Err(GpuError::InvalidInput(_))));
+}
+
+fn fp_mul_chain_matches_blstrs(device: &Device, rng: &mut ChaCha20Rng) {
+    let mut seeds: Vec<Fp> = (0..13).map(|_| Fp::random(&mut *rng)).collect();
+    seeds.extend([Fp::ZERO, Fp::ONE, -Fp::ONE]);
+    // More threads than seeds, a partial last block, a sample of every thread.
+    let (threads, iters) = (1000u64, 77u32);
+    let run = fp_mul_chain(device, &seeds, threads, iters, threads as usize).unwrap();
+    for (t, got) in run.sample.iter().enumerate() {
+        assert_eq!(*got, fp_mul_chain_reference(&seeds, t, iters), "thread {t}");
+    }
+    let zero_iters = fp_mul_chain(device, &seeds, 20, 0, 20).unwrap();
+    assert!(zero_iters.sample.iter().enumerate().all(|(t, x)| *x == seeds[t % seeds.len()]));
+    assert!(matches!(fp_mul_chain(device, &[], 10, 1, 0), Err(GpuError::InvalidInput(_))));
+    assert!(matches!(fp_mul_chain(device, &seeds, 10, 1, 11), Err(GpuError::InvalidInput(_))));
+}
+
+fn g1_add_chain_matches_blstrs(device: &Device, rng: &mut ChaCha20Rng) {
+    let points: Vec<G1Projective> = (0..16).map(|_| G1Projective::random(&mut *rng)).collect();
+    let mut bases = vec![G1Affine::identity(); points.len()];
+    G1Projective::batch_normalize(&points, &mut bases);
+    let (threads, iters) = (300u64, 40u32);
+    let run = g1_add_chain(device, &bases, threads, iters, threads as usize).unwrap();
+    for (t, got) in run.sample.iter().enumerate() {
+        assert_eq!(*got, g1_add_chain_reference(&bases, t, iters), "thread {t}");
+    }
+    // 3 bases is not a power of two; 512 is more than the kernel holds.
+    assert!(matches!(g1_add_chain(device, &bases[..3], 10, 1, 1), Err(GpuError::InvalidInput(_))));
+    let many = vec![bases[0]; 512];
+    assert!(matches!(g1_add_chain(device, &many, 10, 1, 1), Err(GpuError::InvalidInput(_))));
 }
 
 fn out_of_memory_is_typed_and_recoverable(device: &Device, rng: &mut ChaCha20Rng) {
