@@ -57,35 +57,40 @@ struct called {
 
 inline __device__ uint64_t global_thread() { return uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-/// Sort pairs for windows [w0, w0 + G) of n scalars: for window w0 + g and
-/// point i, key g 2^(c-1) + |d| - 1 and value i | sign, at position g n + i.
-/// A zero digit gets key G 2^(c-1), past every bucket, so it sorts last and
-/// is dropped by counting the non-zero digits into *nonzero.
+/// Sort pairs for windows [w0, w0 + G) of n scalars, non-zero digits only:
+/// for window w0 + g and point i, key g 2^(c-1) + |d| - 1 and value
+/// i | sign. Zero digits are dropped here rather than sorted (a bit-heavy
+/// witness has almost nothing else above window 0), so the pairs are
+/// compacted: each warp reserves room for its pairs with one atomic on
+/// *nonzero, then writes them window by window, lanes side by side.
+/// blockDim must be a multiple of 32; threads past n take the scalar zero.
 __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint32_t w0, uint32_t group,
                               uint32_t* keys, uint32_t* vals, unsigned long long* nonzero) {
     const uint64_t i = global_thread();
+    uint32_t s[8] = {};
+    if (i < n) canonical_limbs(scalars[i], s);
+    const uint32_t buckets = 1u << (c - 1);
+    auto in_group = [&](uint32_t w) { return w >= w0 && w < w0 + group; };
+
     uint32_t count = 0;
-    if (i < n) {
-        uint32_t s[8];
-        canonical_limbs(scalars[i], s);
-        const uint32_t buckets = 1u << (c - 1);
-        const uint32_t zero_key = group * buckets;
-        signed_digits(s, c, [&](uint32_t w, int32_t d) {
-            if (w < w0 || w >= w0 + group) return;
-            const uint64_t at = uint64_t(w - w0) * n + i;
-            if (d == 0) {
-                keys[at] = zero_key;
-                vals[at] = uint32_t(i);
-                return;
-            }
-            const uint32_t mag = uint32_t(d < 0 ? -d : d);
-            keys[at] = (w - w0) * buckets + mag - 1;
-            vals[at] = uint32_t(i) | (d < 0 ? NEG_BIT : 0u);
-            count++;
-        });
-    }
-    const uint32_t warp = __reduce_add_sync(0xffffffffu, count);
-    if ((threadIdx.x & 31) == 0 && warp) atomicAdd(nonzero, (unsigned long long)warp);
+    signed_digits(s, c, [&](uint32_t w, int32_t d) { count += in_group(w) && d != 0 ? 1u : 0u; });
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t total = __reduce_add_sync(0xffffffffu, count);
+    unsigned long long at = 0;
+    if (lane == 0 && total) at = atomicAdd(nonzero, (unsigned long long)total);
+    at = __shfl_sync(0xffffffffu, at, 0);
+
+    const uint32_t lanes_below = (1u << lane) - 1;
+    signed_digits(s, c, [&](uint32_t w, int32_t d) {
+        if (!in_group(w)) return;
+        const uint32_t mask = __ballot_sync(0xffffffffu, d != 0);
+        if (d != 0) {
+            const uint64_t pos = at + __popc(mask & lanes_below);
+            keys[pos] = (w - w0) * buckets + uint32_t(d < 0 ? -d : d) - 1;
+            vals[pos] = uint32_t(i) | (d < 0 ? NEG_BIT : 0u);
+        }
+        at += __popc(mask);
+    });
 }
 
 /// First level of the bucket accumulation: each of the grid's threads sums an

@@ -2,8 +2,9 @@
 //
 //   for each group of windows that fits in memory:
 //     digits   one thread per scalar: Montgomery -> canonical, signed digits,
-//              (bucket key, point index | sign) pairs; zero digits sort last
-//     sort     CUB radix sort of the pairs by bucket key
+//              (bucket key, point index | sign) pairs of the non-zero digits,
+//              compacted (their count comes back to the host)
+//     sort     CUB radix sort of those pairs by bucket key
 //     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
 //              mixed additions, cut runs summed level by level (segments.hpp)
 //     windows  per window sum_b (b + 1) B_b in segments, then a keyed sum
@@ -144,7 +145,6 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
 
     for (uint32_t w0 = 0; w0 < windows; w0 += group) {
         const uint32_t g = std::min(group, windows - w0);
-        const uint64_t pairs = uint64_t(n) * g;
         CUZK_CUDA(cudaMemsetAsync(buckets.get(), 0, uint64_t(g) * l.buckets * sizeof(xyzz<F>), s));
         CUZK_CUDA(cudaMemsetAsync(window_sums.get(), 0, uint64_t(g) * sizeof(xyzz<F>), s));
         CUZK_CUDA(cudaMemsetAsync(nonzero.get(), 0, sizeof(unsigned long long), s));
@@ -152,12 +152,19 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
                                                                        vals0.get(), nonzero.get());
         CUZK_LAUNCHED();
 
-        cub::DoubleBuffer<uint32_t> k(keys0.get(), keys1.get()), v(vals0.get(), vals1.get());
-        size_t temp = l.sort_temp;
-        CUZK_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.get(), temp, k, v, pairs, 0,
-                                                  int(bit_length(uint64_t(g) * l.buckets)), s));
+        // The sort's length is a host argument: wait for the count of non-zero digits.
+        unsigned long long m = 0;
+        CUZK_CUDA(cudaMemcpyAsync(&m, nonzero.get(), sizeof(m), cudaMemcpyDeviceToHost, s));
+        CUZK_CUDA(cudaStreamSynchronize(s));
 
-        const launch_shape first = shape_for(std::min(pairs, level1_cap));
+        cub::DoubleBuffer<uint32_t> k(keys0.get(), keys1.get()), v(vals0.get(), vals1.get());
+        if (m > 0) {
+            size_t temp = l.sort_temp;
+            CUZK_CUDA(cub::DeviceRadixSort::SortPairs(sort_temp.get(), temp, k, v, m, 0,
+                                                      int(bit_length(uint64_t(g) * l.buckets)), s));
+        }
+
+        const launch_shape first = shape_for(std::min<uint64_t>(m, level1_cap));
         accumulate_points_kernel<F><<<first.blocks, first.block, 0, s>>>(
             k.Current(), v.Current(), nonzero.get(), bases, buckets.get(), slots.keys0.get(), slots.sums0.get());
         CUZK_LAUNCHED();
