@@ -11,13 +11,16 @@ use ff::{Field, PrimeField};
 use crate::error::Error;
 use crate::ntt;
 
-/// A radix-2 domain with its roots and twiddle table.
+/// A radix-2 domain with its roots and twiddle tables.
 #[derive(Clone, Debug)]
 pub struct Domain {
     log2: u32,
     omega: Scalar,
     size_inv: Scalar,
+    /// ωⁱ for i < n/2.
     table: Vec<Scalar>,
+    /// ω⁻ⁱ for i < n/2.
+    inv_table: Vec<Scalar>,
 }
 
 impl Domain {
@@ -30,7 +33,9 @@ impl Domain {
         }
         let size = 1usize << log2;
         let size_inv = Scalar::from(size as u64).invert().expect("domain size is below the field characteristic");
-        Ok(Domain { log2, omega, size_inv, table: ntt::twiddles(omega, size) })
+        let table = ntt::twiddles(omega, size);
+        let inv_table = ntt::inverse_twiddles(&table);
+        Ok(Domain { log2, omega, size_inv, table, inv_table })
     }
 
     /// The size of the domain [`Domain::new`] would build for `min_size`
@@ -65,26 +70,62 @@ impl Domain {
     /// Coefficients → evaluations on H. `a.len()` must be n.
     pub fn ntt(&self, a: &mut [Scalar]) {
         assert_eq!(a.len(), self.size(), "vector length must equal the domain size");
-        ntt::ntt(a, &self.table);
+        ntt::dif(a, &self.table);
+        ntt::bit_reverse(a);
     }
 
     /// Evaluations on H → coefficients.
     pub fn intt(&self, a: &mut [Scalar]) {
         assert_eq!(a.len(), self.size(), "vector length must equal the domain size");
-        ntt::intt(a, &self.table, self.size_inv);
+        ntt::dif(a, &self.inv_table);
+        ntt::bit_reverse(a);
+        ntt::scale(a, self.size_inv);
     }
 
     /// Coefficients → evaluations on g·H.
     pub fn coset_ntt(&self, a: &mut [Scalar]) {
-        ntt::distribute_powers(a, Scalar::MULTIPLICATIVE_GENERATOR);
+        ntt::distribute_powers(a, Scalar::MULTIPLICATIVE_GENERATOR, Scalar::ONE);
         self.ntt(a);
     }
 
     /// Evaluations on g·H → coefficients.
     pub fn icoset_ntt(&self, a: &mut [Scalar]) {
         self.intt(a);
-        let g_inv = Scalar::MULTIPLICATIVE_GENERATOR.invert().expect("generator is non-zero");
-        ntt::distribute_powers(a, g_inv);
+        ntt::distribute_powers(a, self.generator_inv(), Scalar::ONE);
+    }
+
+    /// Evaluations of p on H (natural order, zero-padded when shorter than n)
+    /// → evaluations of p on g·H in bit-reversed order: the first half of the
+    /// prover's quotient, with no permutation pass (a gather into bit-reversed
+    /// order replaces the copy, then DIT, a fused 1/n·gⁱ pass, DIF).
+    pub fn coset_evals_bit_reversed(&self, evals: &[Scalar]) -> Vec<Scalar> {
+        assert!(evals.len() <= self.size(), "more evaluations than domain points");
+        let mut v = ntt::bit_reversed(evals, self.size());
+        ntt::dit(&mut v, &self.inv_table);
+        ntt::distribute_powers(&mut v, Scalar::MULTIPLICATIVE_GENERATOR, self.size_inv);
+        ntt::dif(&mut v, &self.table);
+        v
+    }
+
+    /// Evaluations of p on g·H in bit-reversed order → the coefficients of
+    /// p / Z (natural order): the second half of the prover's quotient, with
+    /// 1/n, g⁻ⁱ and 1/Z in one pass after the DIT.
+    pub fn coefficients_over_z(&self, coset_evals: &mut [Scalar]) {
+        assert_eq!(coset_evals.len(), self.size(), "vector length must equal the domain size");
+        ntt::dit(coset_evals, &self.inv_table);
+        let c = self.size_inv * self.z_on_coset_inv();
+        ntt::distribute_powers(coset_evals, self.generator_inv(), c);
+    }
+
+    fn generator_inv(&self) -> Scalar {
+        Scalar::MULTIPLICATIVE_GENERATOR.invert().expect("generator is non-zero")
+    }
+
+    /// 1/Z on g·H, where Z is the constant gⁿ − 1.
+    fn z_on_coset_inv(&self) -> Scalar {
+        self.z_at(Scalar::MULTIPLICATIVE_GENERATOR)
+            .invert()
+            .expect("the generator is not a root of unity of 2-power order")
     }
 
     /// Z(τ) = τⁿ − 1.
@@ -94,11 +135,7 @@ impl Domain {
 
     /// Divides evaluations on g·H by Z, which is the constant gⁿ − 1 there.
     pub fn divide_by_z_on_coset(&self, a: &mut [Scalar]) {
-        let z_inv = self
-            .z_at(Scalar::MULTIPLICATIVE_GENERATOR)
-            .invert()
-            .expect("the generator is not a root of unity of 2-power order");
-        ntt::scale(a, z_inv);
+        ntt::scale(a, self.z_on_coset_inv());
     }
 }
 
@@ -210,6 +247,42 @@ mod tests {
         }
     }
 
+    /// The prover's path (bit-reversed coset evaluations, fused scalings)
+    /// against the plain one (iNTT, coset NTT, divide by Z, inverse coset NTT).
+    fn check_fast_quotient(n: usize, a_e: &[Scalar], b_e: &[Scalar], c_e: &[Scalar]) {
+        let d = Domain::new(n).unwrap();
+        let plain = |e: &[Scalar]| {
+            let mut v = e.to_vec();
+            v.resize(d.size(), Scalar::ZERO);
+            d.intt(&mut v);
+            d.coset_ntt(&mut v);
+            v
+        };
+        let (pa, pb, pc) = (plain(a_e), plain(b_e), plain(c_e));
+        let mut want: Vec<Scalar> = pa.iter().zip(&pb).zip(&pc).map(|((x, y), z)| *x * y - z).collect();
+        d.divide_by_z_on_coset(&mut want);
+        d.icoset_ntt(&mut want);
+
+        let (fa, fb, fc) = (d.coset_evals_bit_reversed(a_e), d.coset_evals_bit_reversed(b_e), d.coset_evals_bit_reversed(c_e));
+        let mut got: Vec<Scalar> = fa.iter().zip(&fb).zip(&fc).map(|((x, y), z)| *x * y - z).collect();
+        d.coefficients_over_z(&mut got);
+        assert_eq!(got, want, "n = {n}, {} evaluations", a_e.len());
+    }
+
+    #[test]
+    fn fast_quotient_matches_plain_path() {
+        for len in [1usize, 2, 3, 5, 8, 13, 64, 100, 128, 4097, 9000] {
+            let a = poly(&(0..len as u64).map(|i| i * 5 + 1).collect::<Vec<_>>());
+            let b = poly(&(0..len as u64).map(|i| i * 3 + 7).collect::<Vec<_>>());
+            let c: Vec<Scalar> = a.iter().zip(&b).map(|(x, y)| *x * y).collect();
+            check_fast_quotient(len, &a, &b, &c);
+            let zeros = vec![Scalar::ZERO; len];
+            let ones = vec![Scalar::ONE; len];
+            check_fast_quotient(len, &zeros, &ones, &zeros);
+            check_fast_quotient(len, &ones, &ones, &a);
+        }
+    }
+
     #[test]
     fn divide_by_z_matches_z_at_each_coset_point() {
         let d = Domain::new(16).unwrap();
@@ -231,6 +304,14 @@ mod tests {
         ) {
             let (a, b) = (poly(&a), poly(&b));
             prop_assert_eq!(ntt_mul(&a, &b, true), schoolbook(&a, &b));
+        }
+
+        #[test]
+        fn random_quotients_match_plain_path(seeds in proptest::collection::vec(any::<u64>(), 1..200)) {
+            let a = poly(&seeds);
+            let b: Vec<Scalar> = a.iter().rev().copied().collect();
+            let c: Vec<Scalar> = a.iter().map(|x| x.square()).collect();
+            check_fast_quotient(seeds.len(), &a, &b, &c);
         }
     }
 }

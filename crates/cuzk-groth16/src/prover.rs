@@ -138,22 +138,14 @@ fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Do
 /// a, b, c are evaluations on H; interpolating and re-evaluating them on the coset
 /// g·H (where Z is a non-zero constant) lets us divide pointwise. deg(a·b − c) ≤ 2n − 2,
 /// so deg h ≤ n − 2 and the top coefficient is zero: the H query has n − 1 bases.
+/// The coset evaluations stay in bit-reversed order; the pointwise step does not care.
 fn quotient(domain: &Domain, pa: &ProvingAssignment<Scalar>) -> Vec<Scalar> {
-    let n = domain.size();
-    let on_coset = |evals: &[Scalar]| {
-        let mut v = Vec::with_capacity(n);
-        v.extend_from_slice(evals);
-        v.resize(n, Scalar::ZERO);
-        domain.intt(&mut v);
-        domain.coset_ntt(&mut v);
-        v
-    };
+    let on_coset = |evals: &[Scalar]| domain.coset_evals_bit_reversed(evals);
     let (mut a, (b, c)) = rayon::join(|| on_coset(&pa.a), || rayon::join(|| on_coset(&pa.b), || on_coset(&pa.c)));
     a.par_iter_mut().zip(b.par_iter()).zip(c.par_iter()).for_each(|((a, b), c)| *a = *a * b - c);
     drop((b, c));
-    domain.divide_by_z_on_coset(&mut a);
-    domain.icoset_ntt(&mut a);
-    a.truncate(n - 1);
+    domain.coefficients_over_z(&mut a);
+    a.truncate(domain.size() - 1);
     a
 }
 
