@@ -18,6 +18,7 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray&, const uint32_t*, uint64_
 struct quotient_engine::state {};
 quotient_engine::quotient_engine(int32_t, uint32_t) { unavailable(); }
 quotient_engine::~quotient_engine() = default;
+void release_idle_quotients(int32_t) {}
 const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t) { unavailable(); }
 
 }  // namespace cuzk::g16

@@ -65,6 +65,9 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     srs->device = device;
     srs->vk = read_vk(vk);
     uint64_t free = 0, total = 0;
+    // Quotient buffers kept from earlier proofs would count against room
+    // the SRS could use; they are rebuilt on the next proof.
+    g16::release_idle_quotients(device);
     g16::device_memory(device, &free, &total);
 
     const uint64_t bytes = 8 * uint64_t(h.size() + l.size() + a.size() + b_g1.size() + b_g2.size());

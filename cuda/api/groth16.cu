@@ -1,7 +1,11 @@
 // Device helpers of the Groth16 host function (declared in groth16.hpp):
 // SRS memory, gathers, and the quotient H with every NTT stage on the device.
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 // ntt/kernels.cuh defines its kernels with external linkage, and ntt.cu
 // includes it too: under relocatable device code two definitions collide at
@@ -20,6 +24,7 @@
 #include "cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "groth16.hpp"
+#include "timer.cuh"
 
 namespace cuzk::g16 {
 namespace {
@@ -149,15 +154,40 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* posi
     return out;
 }
 
+/// Bytes per pinned staging buffer of the uploads of a, b and c.
+constexpr uint64_t STAGE_BYTES = uint64_t(32) << 20;
+
+/// Copies `bytes` from `src` to `dst` on up to `threads` threads: one
+/// thread cannot read pageable memory as fast as the DMA engine drains
+/// pinned memory.
+void parallel_memcpy(void* dst, const void* src, uint64_t bytes, unsigned threads) {
+    const uint64_t per = (bytes + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t * per < bytes; t++) {
+        pool.emplace_back([=] {
+            std::memcpy(static_cast<uint8_t*>(dst) + t * per, static_cast<const uint8_t*>(src) + t * per,
+                        std::min(per, bytes - t * per));
+        });
+    }
+    std::memcpy(dst, src, std::min(per, bytes));
+    for (auto& th : pool) th.join();
+}
+
 struct quotient_engine::state {
     int32_t device;
     uint32_t log_n;
     uint64_t n;
-    cuda::stream s;
+    /// Transforms run on `s`, uploads on `copy`, so the upload of b and c
+    /// overlaps the transforms of a and b.
+    cuda::stream s, copy;
     cuda::buffer<fr_t> a, b, c, t, tw_fwd, tw_inv;
     power_tables g_pow, g_inv_pow;
     fr_t n_inv, z_inv;
     std::unique_ptr<DeviceArray> result;
+    /// Two pinned staging buffers, each free again once its event fires.
+    pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
+    cuda::event staged[2], uploaded;
+    unsigned copy_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
 
     state(int32_t id, uint32_t log)
         : device(id),
@@ -218,22 +248,88 @@ struct quotient_engine::state {
         }
     }
 
-    /// Uploads m evaluations, zero-pads to n and moves them to the coset.
+    /// Uploads m evaluations through the pinned staging buffers on the copy
+    /// stream (the host fills one buffer while the other drains), zero-pads
+    /// to n, and queues their move to the coset behind the upload.
     void to_coset(fr_t* buf, const uint64_t* host, uint64_t m) {
-        if (m < n) CUZK_CUDA(cudaMemsetAsync(buf + m, 0, (n - m) * sizeof(fr_t), s));
-        CUZK_CUDA(cudaMemcpyAsync(buf, host, m * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+        if (m < n) CUZK_CUDA(cudaMemsetAsync(buf + m, 0, (n - m) * sizeof(fr_t), copy));
+        const uint64_t bytes = m * sizeof(fr_t);
+        const auto* src = reinterpret_cast<const uint8_t*>(host);
+        auto* dst = reinterpret_cast<uint8_t*>(buf);
+        for (uint64_t off = 0, k = 0; off < bytes; off += STAGE_BYTES, k ^= 1) {
+            const uint64_t len = std::min(STAGE_BYTES, bytes - off);
+            CUZK_CUDA(cudaEventSynchronize(staged[k]));
+            parallel_memcpy(stage[k].data(), src + off, len, copy_threads);
+            CUZK_CUDA(cudaMemcpyAsync(dst + off, stage[k].data(), len, cudaMemcpyHostToDevice, copy));
+            CUZK_CUDA(cudaEventRecord(staged[k], copy));
+        }
+        CUZK_CUDA(cudaEventRecord(uploaded, copy));
+        CUZK_CUDA(cudaStreamWaitEvent(s, uploaded, 0));
         transform(buf, t.get(), true, false);
         transform(t.get(), buf, false, true);
     }
 };
 
+namespace {
+
+/// One quotient state kept per device between calls, so a call does not
+/// allocate ~6n scalars of device memory, pin staging buffers and rebuild
+/// twiddles every time; a call for another domain size replaces it.
+struct idle_states {
+    std::mutex lock;
+    std::vector<std::unique_ptr<quotient_engine::state>> states;
+};
+
+idle_states& idle() {
+    static idle_states pool;
+    return pool;
+}
+
+}  // namespace
+
 quotient_engine::quotient_engine(int32_t device, uint32_t log_n) {
     if (log_n > ntt::TWO_ADICITY) throw_invalid("quotient: domain 2^" + std::to_string(log_n) + " too large");
     cuda::use_device(device);
-    s_ = std::make_unique<state>(device, log_n);
+    {
+        idle_states& pool = idle();
+        std::lock_guard<std::mutex> guard(pool.lock);
+        for (auto& st : pool.states) {
+            if (st && st->device == device && st->log_n == log_n) {
+                s_ = std::move(st);
+                break;
+            }
+        }
+        // A state of this device for another size gives its memory back first.
+        for (auto& st : pool.states) {
+            if (st && st->device == device) st.reset();
+        }
+        pool.states.erase(std::remove(pool.states.begin(), pool.states.end(), nullptr), pool.states.end());
+    }
+    if (!s_) s_ = std::make_unique<state>(device, log_n);
 }
 
-quotient_engine::~quotient_engine() = default;
+quotient_engine::~quotient_engine() {
+    if (!s_) return;
+    // Only a state whose work all finished is kept: after an error the
+    // streams may hold a failed launch, so it is freed instead.
+    if (cudaSetDevice(s_->device) != cudaSuccess || cudaStreamSynchronize(s_->copy) != cudaSuccess ||
+        cudaStreamSynchronize(s_->s) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    idle_states& pool = idle();
+    std::lock_guard<std::mutex> guard(pool.lock);
+    pool.states.push_back(std::move(s_));
+}
+
+void release_idle_quotients(int32_t device) {
+    idle_states& pool = idle();
+    std::lock_guard<std::mutex> guard(pool.lock);
+    for (auto& st : pool.states) {
+        if (st && st->device == device) st.reset();
+    }
+    pool.states.erase(std::remove(pool.states.begin(), pool.states.end(), nullptr), pool.states.end());
+}
 
 const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m) {
     state& st = *s_;

@@ -56,9 +56,14 @@ public:
     /// array stays valid until the next call.
     const DeviceArray& run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m);
 
-private:
     struct state;
+
+private:
     std::unique_ptr<state> s_;
 };
+
+/// Frees the quotient state device `device` keeps between calls (for
+/// callers that need the memory, e.g. before uploading a larger SRS).
+void release_idle_quotients(int32_t device);
 
 }  // namespace cuzk::g16
