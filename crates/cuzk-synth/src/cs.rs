@@ -78,6 +78,15 @@ pub trait ConstraintSystem<S: PrimeField>: Sized + Send {
     fn is_witness_generator(&self) -> bool {
         true
     }
+
+    /// False when `enforce` never calls its closures (witness-only synthesis
+    /// over a recorded shape), so gadgets may skip building the linear
+    /// combinations they would only hand to `enforce`. Whatever a gadget
+    /// skips, its allocations, their values and its `enforce` calls must stay
+    /// exactly the same: the recording depends on their order.
+    fn needs_constraints(&self) -> bool {
+        true
+    }
 }
 
 /// A scope guard over a constraint system; see [`ConstraintSystem::namespace`].
@@ -133,6 +142,10 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> ConstraintSystem<S> for Namespace<'
 
     fn is_witness_generator(&self) -> bool {
         self.0.is_witness_generator()
+    }
+
+    fn needs_constraints(&self) -> bool {
+        self.0.needs_constraints()
     }
 }
 
@@ -192,5 +205,9 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> ConstraintSystem<S> for &mut CS {
 
     fn is_witness_generator(&self) -> bool {
         (**self).is_witness_generator()
+    }
+
+    fn needs_constraints(&self) -> bool {
+        (**self).needs_constraints()
     }
 }

@@ -3,13 +3,16 @@
 //! file, and circuits or witnesses that do not fit their recording.
 
 use blstrs::Scalar;
+use cuzk_synth::gadgets::{MultiEq, UInt32};
 use cuzk_synth::recorded::{MAGIC, VERSION};
 use cuzk_synth::workloads::{MulChain, Sha256Chain};
-use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, RecordedShape, SynthesisError, Variable};
+use cuzk_synth::{
+    Circuit, ConstraintSystem, LinearCombination, ProvingAssignment, RecordedShape, SynthesisError, Variable,
+};
 use ff::Field;
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use rand_core::{RngCore, SeedableRng};
 use sha2::{Digest, Sha256};
 
 /// Records `make(0)`, then checks against classic synthesis: the recording
@@ -149,6 +152,55 @@ proptest! {
     #[test]
     fn random_circuits_synthesize_as_the_classic_path(ops in prop::collection::vec(op(), 0..40)) {
         check_equivalent(|seed| RandomCircuit { ops: ops.clone(), seed });
+    }
+}
+
+/// Sums of words packed into one `MultiEq`, enough to fill several packed
+/// constraints, and a caller equality: the witness-only pass builds none of
+/// their terms, yet must allocate and enforce exactly where classic
+/// synthesis does. Which words are constants is the shape; the values of
+/// the others are the witness.
+#[derive(Clone, Debug)]
+struct Sums {
+    constant: Vec<bool>,
+    rounds: usize,
+    seed: u64,
+}
+
+impl Circuit<Scalar> for Sums {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut rng = ChaCha20Rng::seed_from_u64(self.seed);
+        let mut words = Vec::with_capacity(self.constant.len());
+        for (i, &constant) in self.constant.iter().enumerate() {
+            words.push(if constant {
+                UInt32::constant(0x9e37_79b9u32.wrapping_mul(i as u32 + 1))
+            } else {
+                UInt32::alloc(cs.namespace(|| format!("word {i}")), Some(rng.next_u32()))?
+            });
+        }
+        let x_value = Scalar::from(rng.next_u64());
+        let x = cs.alloc(|| "x", || Ok(x_value))?;
+        let mut meq = MultiEq::new(cs.namespace(|| "sums"));
+        for r in 0..self.rounds {
+            let sum = UInt32::addmany(meq.namespace(|| format!("sum {r}")), &words)?;
+            words.rotate_left(1);
+            words[0] = sum;
+        }
+        let lhs = LinearCombination::zero() + x + x;
+        let rhs = LinearCombination::zero() + (Scalar::from(2), x);
+        meq.enforce_equal(66, &lhs, &rhs);
+        Ok(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn packed_sums_synthesize_as_the_classic_path(
+        constant in prop::collection::vec(any::<bool>(), 2..=10),
+        rounds in 1usize..12,
+    ) {
+        check_equivalent(|seed| Sums { constant: constant.clone(), rounds, seed });
     }
 }
 

@@ -15,8 +15,15 @@ use crate::{ConstraintSystem, LinearCombination, SynthesisError, Variable};
 /// The pending constraint is written when it is full and when the `MultiEq`
 /// is dropped. It is a constraint system itself (with itself as the root) so
 /// that gadgets below it reach it through `cs.get_root()`.
+///
+/// Under a system that needs no constraints (see
+/// [`ConstraintSystem::needs_constraints`]) it still counts bits and writes
+/// its packed constraints at the same places, but [`MultiEq::reserve`] hands
+/// out no slot, so no term is built.
 pub struct MultiEq<S: PrimeField, CS: ConstraintSystem<S>> {
     cs: CS,
+    /// `cs.needs_constraints()`, asked once.
+    builds_terms: bool,
     ops: usize,
     bits_used: usize,
     lhs: LinearCombination<S>,
@@ -38,6 +45,7 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
     /// Starts packing equalities over `cs`.
     pub fn new(cs: CS) -> Self {
         MultiEq {
+            builds_terms: cs.needs_constraints(),
             cs,
             ops: 0,
             bits_used: 0,
@@ -57,6 +65,12 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
             |lc| lc + CS::one(),
             |lc| std::mem::replace(rhs, LinearCombination::from_buffer(lc.into_buffer())),
         );
+        // A system that never calls the closures leaves the terms here.
+        if !self.builds_terms {
+            for side in [&mut self.lhs, &mut self.rhs] {
+                *side = LinearCombination::from_buffer(std::mem::take(side).into_buffer());
+            }
+        }
         self.bits_used = 0;
         self.ops += 1;
     }
@@ -65,14 +79,34 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
     /// constraint first if they would not fit, and returns where to append
     /// its terms.
     pub fn slot(&mut self, num_bits: usize) -> Slot<'_, S> {
+        let offset = self.advance(num_bits);
+        let base = S::from(2).pow_vartime([offset as u64]);
+        Slot { lhs: &mut self.lhs, rhs: &mut self.rhs, base }
+    }
+
+    /// Like [`MultiEq::slot`], but `None` when the system needs no
+    /// constraints: the bits are still reserved, so the packed constraints
+    /// fall where they would, and the caller skips building its terms.
+    pub fn reserve(&mut self, num_bits: usize) -> Option<Slot<'_, S>> {
+        if self.builds_terms {
+            Some(self.slot(num_bits))
+        } else {
+            self.advance(num_bits);
+            None
+        }
+    }
+
+    /// Reserves `num_bits`, writing the pending constraint first if they
+    /// would not fit; returns their offset.
+    fn advance(&mut self, num_bits: usize) -> usize {
         let capacity = S::CAPACITY as usize;
         assert!(num_bits < capacity, "an equality of {num_bits} bits cannot be packed");
         if self.bits_used + num_bits >= capacity {
             self.accumulate();
         }
-        let base = S::from(2).pow_vartime([self.bits_used as u64]);
+        let offset = self.bits_used;
         self.bits_used += num_bits;
-        Slot { lhs: &mut self.lhs, rhs: &mut self.rhs, base }
+        offset
     }
 
     /// Adds the equality `lhs = rhs` of two `num_bits`-bit quantities.
@@ -82,9 +116,10 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> MultiEq<S, CS> {
         lhs: &LinearCombination<S>,
         rhs: &LinearCombination<S>,
     ) {
-        let slot = self.slot(num_bits);
-        slot.lhs.push_scaled(slot.base, lhs);
-        slot.rhs.push_scaled(slot.base, rhs);
+        if let Some(slot) = self.reserve(num_bits) {
+            slot.lhs.push_scaled(slot.base, lhs);
+            slot.rhs.push_scaled(slot.base, rhs);
+        }
     }
 }
 
@@ -150,5 +185,9 @@ impl<S: PrimeField, CS: ConstraintSystem<S>> ConstraintSystem<S> for MultiEq<S, 
 
     fn is_witness_generator(&self) -> bool {
         self.cs.is_witness_generator()
+    }
+
+    fn needs_constraints(&self) -> bool {
+        self.builds_terms
     }
 }

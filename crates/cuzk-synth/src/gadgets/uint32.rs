@@ -209,8 +209,10 @@ impl UInt32 {
             }
         }
 
+        let Some(slot) = cs.get_root().reserve(num_bits) else {
+            return Ok(UInt32 { bits: low_bits, value: modular });
+        };
         let one = M::one();
-        let slot = cs.get_root().slot(num_bits);
         let mut lhs = std::mem::take(slot.lhs);
         for op in operands {
             let mut coeff = slot.base;
