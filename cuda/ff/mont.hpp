@@ -6,6 +6,7 @@
 // Every constant is derived from P::modulus() at compile time (limbs.hpp).
 #pragma once
 
+#include "carry.hpp"
 #include "limbs.hpp"
 
 namespace cuzk::ff {
@@ -78,6 +79,23 @@ struct alignas(16) mont {
 
     // a + b < 2p < 2^(32N) because p < 2^(32N-1): no carry out of the top limb.
     CUZK_HD friend mont operator+(const mont& a, const mont& b) {
+#if defined(__CUDA_ARCH__)
+        return add_chain<ptx>(a, b);
+#else
+        return add_portable(a, b);
+#endif
+    }
+
+    CUZK_HD friend mont operator-(const mont& a, const mont& b) {
+#if defined(__CUDA_ARCH__)
+        return sub_chain<ptx>(a, b);
+#else
+        return sub_portable(a, b);
+#endif
+    }
+
+    /// The host path and the reference for add_chain.
+    CUZK_HD static mont add_portable(const mont& a, const mont& b) {
         mont s;
         uint64_t carry = 0;
         CUZK_UNROLL
@@ -89,7 +107,8 @@ struct alignas(16) mont {
         return reduce_once(s);
     }
 
-    CUZK_HD friend mont operator-(const mont& a, const mont& b) {
+    /// The host path and the reference for sub_chain.
+    CUZK_HD static mont sub_portable(const mont& a, const mont& b) {
         constexpr limbs<N> p = modulus();
         mont d;
         uint64_t borrow = 0;
@@ -116,7 +135,7 @@ struct alignas(16) mont {
 
     CUZK_HD friend mont operator*(const mont& a, const mont& b) {
 #if defined(__CUDA_ARCH__)
-        return mul_ptx(a, b);
+        return mul_chain<ptx>(a, b);
 #else
         return mul_portable(a, b);
 #endif
@@ -165,55 +184,128 @@ struct alignas(16) mont {
         return reduce_once(r);
     }
 
-#if defined(__CUDA_ARCH__)
-    /// The same CIOS schedule as mul_portable, written as PTX carry chains:
-    /// low halves of a row with mad.lo.cc/madc.lo.cc, high halves with
-    /// mad.hi.cc/madc.hi.cc one limb up. t holds N+2 limbs; after each
-    /// reduction row t[0] is zero and the window slides down one limb.
-    __device__ __forceinline__ static mont mul_ptx(const mont& a, const mont& b) {
-        constexpr limbs<N> p = modulus();
-        constexpr uint32_t inv = m0();
-        uint32_t t[N + 2];
+    /// Even/odd-split CIOS, the device schedule (C = ptx; see carry.hpp).
+    /// The running sum is kept in two N-limb halves, e at weight 2^0 and o
+    /// at weight 2^32: the products a_j b_i of even j land, low and high
+    /// word, in e[j], e[j+1] and those of odd j in o[j-1], o[j], so each
+    /// half takes its N products as one unbroken mad.lo/madc.hi carry chain,
+    /// with no separate chain for the high words. After each reduction e[0]
+    /// is zero; the division by 2^32 swaps the roles: the next e is o plus
+    /// e[1], whose carry enters the chain that builds the next o from
+    /// e[2..] shifted down. Sums stay below 2p 2^32 <= 2^(32(N+1)) (a, b < p,
+    /// p < 2^(32N-1)), so the top limb of o never carries out and the carry
+    /// out of an e chain always fits in o[N-1]. N must be even.
+    template <class C>
+    CUZK_HD static mont mul_chain(const mont& a, const mont& b) {
+        static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
+        uint32_t e[N], o[N];
         CUZK_UNROLL
-        for (int i = 0; i < N + 2; i++) t[i] = 0;
+        for (int j = 0; j < N; j += 2) {
+            e[j] = C::mul_lo(a.v[j], b.v[0]);
+            e[j + 1] = C::mul_hi(a.v[j], b.v[0]);
+            o[j] = C::mul_lo(a.v[j + 1], b.v[0]);
+            o[j + 1] = C::mul_hi(a.v[j + 1], b.v[0]);
+        }
+        reduce_row<C>(e, o);
         CUZK_UNROLL
-        for (int i = 0; i < N; i++) {
+        for (int i = 1; i < N; i++) {
             const uint32_t bi = b.v[i];
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+            uint32_t e2[N], o2[N];
+            e2[0] = C::add_cc(o[0], e[1]);
             CUZK_UNROLL
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+            for (int j = 1; j < N - 1; j += 2) {
+                o2[j - 1] = C::madc_lo_cc(a.v[j], bi, e[j + 1]);
+                o2[j] = C::madc_hi_cc(a.v[j], bi, e[j + 2]);
+            }
+            o2[N - 2] = C::madc_lo_cc(a.v[N - 1], bi, 0u);
+            o2[N - 1] = C::madc_hi(a.v[N - 1], bi, 0u);
+            e2[0] = C::mad_lo_cc(a.v[0], bi, e2[0]);
+            e2[1] = C::madc_hi_cc(a.v[0], bi, o[1]);
             CUZK_UNROLL
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-
-            const uint32_t m = t[0] * inv;
-            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(p.v[0]));
+            for (int j = 2; j < N; j += 2) {
+                e2[j] = C::madc_lo_cc(a.v[j], bi, o[j]);
+                e2[j + 1] = C::madc_hi_cc(a.v[j], bi, o[j + 1]);
+            }
+            o2[N - 1] = C::addc(o2[N - 1], 0u);
+            reduce_row<C>(e2, o2);
             CUZK_UNROLL
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(p.v[j]));
-            asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(p.v[0]));
-            CUZK_UNROLL
-            for (int j = 1; j < N; j++)
-                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(p.v[j]));
-            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-
-            CUZK_UNROLL
-            for (int j = 0; j <= N; j++) t[j] = t[j + 1];
-            t[N + 1] = 0;
+            for (int k = 0; k < N; k++) {
+                e[k] = e2[k];
+                o[k] = o2[k];
+            }
         }
         mont r;
+        r.v[0] = C::add_cc(o[0], e[1]);
         CUZK_UNROLL
-        for (int i = 0; i < N; i++) r.v[i] = t[i];
-        return reduce_once(r);
+        for (int k = 1; k < N - 1; k++) r.v[k] = C::addc_cc(o[k], e[k + 1]);
+        r.v[N - 1] = C::addc(o[N - 1], 0u);
+        return reduce_once_chain<C>(r);
     }
-#endif
+
+    /// Adds m p with m = e[0] (-p^-1) mod 2^32, which zeroes e[0].
+    template <class C>
+    CUZK_HD static void reduce_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
+        constexpr limbs<N> p = modulus();
+        constexpr uint32_t inv = m0();
+        const uint32_t m = e[0] * inv;
+        e[0] = C::mad_lo_cc(m, p.v[0], e[0]);
+        e[1] = C::madc_hi_cc(m, p.v[0], e[1]);
+        CUZK_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            e[j] = C::madc_lo_cc(m, p.v[j], e[j]);
+            e[j + 1] = C::madc_hi_cc(m, p.v[j], e[j + 1]);
+        }
+        o[N - 1] = C::addc(o[N - 1], 0u);
+        o[0] = C::mad_lo_cc(m, p.v[1], o[0]);
+        o[1] = C::madc_hi_cc(m, p.v[1], o[1]);
+        CUZK_UNROLL
+        for (int j = 3; j < N - 1; j += 2) {
+            o[j - 1] = C::madc_lo_cc(m, p.v[j], o[j - 1]);
+            o[j] = C::madc_hi_cc(m, p.v[j], o[j]);
+        }
+        o[N - 2] = C::madc_lo_cc(m, p.v[N - 1], o[N - 2]);
+        o[N - 1] = C::madc_hi(m, p.v[N - 1], o[N - 1]);
+    }
+
+    /// reduce_once as one subtraction chain and a select per limb.
+    template <class C>
+    CUZK_HD static mont reduce_once_chain(const mont& r) {
+        constexpr limbs<N> p = modulus();
+        mont d;
+        d.v[0] = C::sub_cc(r.v[0], p.v[0]);
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) d.v[i] = C::subc_cc(r.v[i], p.v[i]);
+        const uint32_t borrow = C::subc(0u, 0u);
+        CUZK_UNROLL
+        for (int i = 0; i < N; i++) d.v[i] = borrow ? r.v[i] : d.v[i];
+        return d;
+    }
+
+    /// a + b, then reduce_once_chain.
+    template <class C>
+    CUZK_HD static mont add_chain(const mont& a, const mont& b) {
+        mont s;
+        s.v[0] = C::add_cc(a.v[0], b.v[0]);
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) s.v[i] = C::addc_cc(a.v[i], b.v[i]);
+        return reduce_once_chain<C>(s);
+    }
+
+    /// a - b, plus p when it borrowed (the mask keeps it branch-free).
+    template <class C>
+    CUZK_HD static mont sub_chain(const mont& a, const mont& b) {
+        constexpr limbs<N> p = modulus();
+        mont d;
+        d.v[0] = C::sub_cc(a.v[0], b.v[0]);
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) d.v[i] = C::subc_cc(a.v[i], b.v[i]);
+        const uint32_t mask = C::subc(0u, 0u);
+        d.v[0] = C::add_cc(d.v[0], p.v[0] & mask);
+        CUZK_UNROLL
+        for (int i = 1; i < N - 1; i++) d.v[i] = C::addc_cc(d.v[i], p.v[i] & mask);
+        d.v[N - 1] = C::addc(d.v[N - 1], p.v[N - 1] & mask);
+        return d;
+    }
 
     /// a^e for an e given as limbs, most significant bit first.
     template <int M>

@@ -5,6 +5,7 @@
 
 #include "../ec/point.hpp"
 #include "digits.hpp"
+#include "plan.hpp"
 #include "segments.hpp"
 
 namespace cuzk::msm {
@@ -13,6 +14,16 @@ using ec::affine;
 using ec::jacobian;
 using ec::xyzz;
 using ff::fr_t;
+
+/// Blocks per multiprocessor that the mixed-addition loops are compiled for.
+/// G1's loop wants ~178 registers, which would leave two 128-thread blocks
+/// per SM; capping it at 168 (three blocks, 50 % more resident warps to hide
+/// the gathers of the bases) costs ptxas only a few spilled bytes. G2's loop
+/// is over the 255-register limit either way, so it gets no cap.
+template <class F>
+constexpr int addition_blocks() {
+    return sizeof(F) == sizeof(ff::fp_t) ? 3 : 1;
+}
 
 /// Bit of a sort value marking a negative digit; the rest is the point index.
 constexpr uint32_t NEG_BIT = 0x80000000u;
@@ -99,9 +110,9 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
 /// stored straight into their (zero-initialised) bucket; cut runs go to two
 /// slots per thread for the keyed-sum levels of reduce_kernel.
 template <class F>
-__global__ void accumulate_points_kernel(const uint32_t* keys, const uint32_t* vals, const unsigned long long* count,
-                                         const affine<F>* bases, xyzz<F>* buckets, uint32_t* slot_keys,
-                                         xyzz<F>* slot_sums) {
+__global__ void __launch_bounds__(THREADS, addition_blocks<F>())
+    accumulate_points_kernel(const uint32_t* keys, const uint32_t* vals, const unsigned long long* count,
+                             const affine<F>* bases, xyzz<F>* buckets, uint32_t* slot_keys, xyzz<F>* slot_sums) {
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
     const uint64_t m = *count;
     auto add = [&](const xyzz<F>& acc, uint64_t i) {
@@ -196,8 +207,9 @@ __global__ void popcount_kernel(const uint64_t* words, uint64_t word_count, uint
 /// (ranks split evenly, wherever the ones lie) into out[t], keyed 0 for the
 /// keyed sum that adds the partials.
 template <class F>
-__global__ void batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before,
-                                 uint64_t word_count, uint32_t* out_keys, xyzz<F>* out) {
+__global__ void __launch_bounds__(THREADS, addition_blocks<F>())
+    batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before, uint64_t word_count,
+                     uint32_t* out_keys, xyzz<F>* out) {
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
     const uint64_t total = uint64_t(before[word_count - 1]) + popcount64(words[word_count - 1]);
     const chunk ch = chunk_of(t, threads, total);
