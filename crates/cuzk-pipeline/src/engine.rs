@@ -628,7 +628,10 @@ fn prove_worker(s: &Shared, device: usize) {
             if st.shutdown {
                 return;
             }
-            let b = take_batch(&mut st.ready, s.max_batch);
+            // Leave every device a share of what is ready, so one device
+            // does not take a whole job while another idles.
+            let share = st.ready.len().div_ceil(s.backends.len()).max(1);
+            let b = take_batch(&mut st.ready, s.max_batch.min(share));
             if !b.is_empty() {
                 break b;
             }
