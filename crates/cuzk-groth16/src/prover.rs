@@ -26,7 +26,9 @@ use crate::params::Parameters;
 use crate::proof::Proof;
 
 /// Wall-clock milliseconds per phase of one `prove_timed` call (each phase runs
-/// for the whole batch at once).
+/// for the whole batch at once). Two chains run at the same time, NTT then
+/// MSM H beside MSM L then MSM A, B, so the phases add up to more than the
+/// call's wall time.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ProveTimings {
     /// iNTT, coset NTT, (ab − c)/Z and inverse coset NTT of a, b, c.
@@ -88,22 +90,57 @@ pub fn prove_timed(
     let domains = assignments.iter().map(|pa| check_sizes(params, pa)).collect::<Result<Vec<_>, _>>()?;
     let mut timings = ProveTimings::default();
 
-    let hs: Vec<Vec<Scalar>> =
-        timed(&mut timings.ntt_ms, || assignments.par_iter().zip(&domains).map(|(pa, d)| quotient(d, pa)).collect());
-    let h_sums: Vec<G1Projective> =
-        timed(&mut timings.msm_h_ms, || hs.par_iter().map(|h| msm(&params.h, h)).collect::<Result<_, _>>())?;
-    drop(hs);
-    let l_sums: Vec<G1Projective> = timed(&mut timings.msm_l_ms, || {
-        assignments.par_iter().map(|pa| msm(&params.l, &pa.aux_assignment)).collect::<Result<_, _>>()
-    })?;
-    let ab_sums: Vec<QuerySums> = timed(&mut timings.msm_ab_ms, || {
-        assignments.par_iter().map(|pa| query_sums(params, pa)).collect::<Result<_, _>>()
-    })?;
+    // The witness MSMs (L, A, B) do not depend on h: they run beside the
+    // NTT → H chain, so that each side fills the cores the other leaves idle
+    // (the NTT's narrow passes, the tail of blst's tiles and its
+    // single-threaded window sum). rayon::join, never a thread that blocks
+    // on rayon work: a rayon worker that waits keeps running rayon jobs, so
+    // provers called from inside rayon cannot starve the pool.
+    let (h_sums, witness) = rayon::join(
+        || {
+            let hs: Vec<Vec<Scalar>> = timed(&mut timings.ntt_ms, || {
+                assignments.par_iter().zip(&domains).map(|(pa, d)| quotient(d, pa)).collect()
+            });
+            let h_sums: Result<Vec<G1Projective>, Error> =
+                timed(&mut timings.msm_h_ms, || hs.par_iter().map(|h| msm(&params.h, h)).collect());
+            h_sums
+        },
+        || witness_sums(params, assignments),
+    );
+    let h_sums = h_sums?;
+    let WitnessSums { l: l_sums, ab: ab_sums, msm_l_ms, msm_ab_ms } = witness?;
+    timings.msm_l_ms = msm_l_ms;
+    timings.msm_ab_ms = msm_ab_ms;
     let proofs = timed(&mut timings.epilogue_ms, || {
         let parts = h_sums.iter().zip(&l_sums).zip(&ab_sums).zip(randomness);
         parts.map(|(((h, l), ab), rs)| epilogue(params, *h + l, ab, *rs)).collect()
     });
     Ok((proofs, timings))
+}
+
+/// The L, A and B sums of every assignment, with the wall time of each phase.
+struct WitnessSums {
+    l: Vec<G1Projective>,
+    ab: Vec<QuerySums>,
+    msm_l_ms: f64,
+    msm_ab_ms: f64,
+}
+
+fn witness_sums(params: &Parameters, assignments: &[ProvingAssignment<Scalar>]) -> Result<WitnessSums, Error> {
+    let (mut msm_l_ms, mut msm_ab_ms) = (0.0, 0.0);
+    let (l, ab) = rayon::join(
+        || {
+            timed(&mut msm_l_ms, || {
+                assignments.par_iter().map(|pa| msm(&params.l, &pa.aux_assignment)).collect::<Result<Vec<_>, _>>()
+            })
+        },
+        || {
+            timed(&mut msm_ab_ms, || {
+                assignments.par_iter().map(|pa| query_sums(params, pa)).collect::<Result<Vec<_>, _>>()
+            })
+        },
+    );
+    Ok(WitnessSums { l: l?, ab: ab?, msm_l_ms, msm_ab_ms })
 }
 
 fn timed<T>(slot: &mut f64, f: impl FnOnce() -> T) -> T {
@@ -166,20 +203,27 @@ fn query_sums(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Que
     let (b2_in, b2_aux) = params.b_g2.split_at(b_in_len);
     let inputs = &pa.input_assignment;
     let aux = &pa.aux_assignment;
-    let (g1, b_g2) = rayon::join(
-        || -> Result<_, Error> {
-            let a = msm::<G1Projective>(a_in, inputs)? + msm_with_density::<G1Projective>(a_aux, aux, &pa.a_aux_density)?;
-            let b = msm_with_density::<G1Projective>(b1_in, inputs, &pa.b_input_density)?
-                + msm_with_density::<G1Projective>(b1_aux, aux, &pa.b_aux_density)?;
-            Ok((a, b))
+    // Three independent MSMs at once: blst cuts each into about one tile
+    // per core, so several in flight keep its pool busy through each one's
+    // last tiles.
+    let (a, (b_g1, b_g2)) = rayon::join(
+        || -> Result<G1Projective, Error> {
+            Ok(msm::<G1Projective>(a_in, inputs)? + msm_with_density::<G1Projective>(a_aux, aux, &pa.a_aux_density)?)
         },
-        || -> Result<_, Error> {
-            Ok(msm_with_density::<G2Projective>(b2_in, inputs, &pa.b_input_density)?
-                + msm_with_density::<G2Projective>(b2_aux, aux, &pa.b_aux_density)?)
+        || {
+            rayon::join(
+                || -> Result<G1Projective, Error> {
+                    Ok(msm_with_density::<G1Projective>(b1_in, inputs, &pa.b_input_density)?
+                        + msm_with_density::<G1Projective>(b1_aux, aux, &pa.b_aux_density)?)
+                },
+                || -> Result<G2Projective, Error> {
+                    Ok(msm_with_density::<G2Projective>(b2_in, inputs, &pa.b_input_density)?
+                        + msm_with_density::<G2Projective>(b2_aux, aux, &pa.b_aux_density)?)
+                },
+            )
         },
     );
-    let (a, b_g1) = g1?;
-    Ok(QuerySums { a, b_g1, b_g2: b_g2? })
+    Ok(QuerySums { a: a?, b_g1: b_g1?, b_g2: b_g2? })
 }
 
 fn epilogue(params: &Parameters, h_plus_l: G1Projective, sums: &QuerySums, (r, s): (Scalar, Scalar)) -> Proof {

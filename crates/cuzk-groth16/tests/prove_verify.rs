@@ -50,6 +50,21 @@ fn timed_and_untimed_provers_agree_and_randomness_is_used() {
 }
 
 #[test]
+fn provers_called_from_rayon_workers_agree_with_a_lone_call() {
+    // More concurrent batches than rayon has workers: the prover's own
+    // concurrency must not wait on the pool in a way that starves it.
+    use rayon::prelude::*;
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let params = generate_random_parameters(CuzkDemo(Demo::new(0, STEPS)), &mut rng, None).unwrap();
+    let pas = synthesize_batch(vec![CuzkDemo(Demo::new(7, STEPS)), CuzkDemo(Demo::new(8, STEPS))]).unwrap();
+    let rs = [(Scalar::from(5u64), Scalar::from(6u64)), (Scalar::from(7u64), Scalar::from(2u64))];
+    let alone = prove(&params, &pas, &rs).unwrap();
+    let jobs = 2 * rayon::current_num_threads() + 1;
+    let together: Vec<_> = (0..jobs).into_par_iter().map(|_| prove(&params, &pas, &rs).unwrap()).collect();
+    assert!(together.iter().all(|proofs| *proofs == alone));
+}
+
+#[test]
 fn circuit_params_mismatch_names_both_sizes() {
     let mut rng = ChaCha8Rng::seed_from_u64(13);
     // 20 and 21 steps share a 64-point domain; the private variables differ by one.
