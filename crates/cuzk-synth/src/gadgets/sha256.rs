@@ -54,22 +54,32 @@ where
 /// `a` and `e` are each only ever used after one more addition, and one
 /// wide `addmany` costs less than two narrow ones. One summand is the word
 /// itself.
-#[derive(Clone, Copy)]
+///
+/// A word is 32 [`Boolean`]s (about 0.8 KB), so the summands are replaced
+/// and consumed in place: copying whole sums each round was a quarter of
+/// the witness-only pass (callgrind).
 struct Sum {
     terms: [UInt32; 8],
     len: usize,
 }
 
 impl Sum {
-    fn of(first: &[UInt32], rest: &[UInt32]) -> Self {
-        let mut terms = [UInt32::constant(0); 8];
-        terms[..first.len()].copy_from_slice(first);
-        terms[first.len()..first.len() + rest.len()].copy_from_slice(rest);
-        Sum { terms, len: first.len() + rest.len() }
+    fn of(word: UInt32) -> Self {
+        Sum { terms: [word; 8], len: 1 }
+    }
+
+    /// Replaces the summands with `parts`, one after the other.
+    fn set(&mut self, parts: &[&[UInt32]]) {
+        self.len = 0;
+        for part in parts {
+            self.terms[self.len..self.len + part.len()].copy_from_slice(part);
+            self.len += part.len();
+        }
     }
 
     /// The sum plus `extra`, with one `addmany` unless it is a single word.
-    fn compute<S, CS, M>(mut self, cs: M, extra: Option<UInt32>) -> Result<UInt32, SynthesisError>
+    /// The summands are spent: `set` them again before the next use.
+    fn compute<S, CS, M>(&mut self, cs: M, extra: Option<UInt32>) -> Result<UInt32, SynthesisError>
     where
         S: PrimeField,
         CS: ConstraintSystem<S>,
@@ -122,8 +132,8 @@ where
         )?;
     }
 
-    let (mut a, mut b, mut c, mut d) = (Sum::of(&state[..1], &[]), state[1], state[2], state[3]);
-    let (mut e, mut f, mut g, mut h) = (Sum::of(&state[4..5], &[]), state[5], state[6], state[7]);
+    let (mut a, mut b, mut c, mut d) = (Sum::of(state[0]), state[1], state[2], state[3]);
+    let (mut e, mut f, mut g, mut h) = (Sum::of(state[4]), state[5], state[6], state[7]);
 
     for i in 0..64 {
         let cs = &mut cs.namespace(|| format!("compression round {i}"));
@@ -142,11 +152,11 @@ where
         h = g;
         g = f;
         f = new_e;
-        e = Sum::of(&temp1, &[d]);
+        e.set(&[&temp1, &[d]]);
         d = c;
         c = b;
         b = new_a;
-        a = Sum::of(&temp1, &[s0, maj]);
+        a.set(&[&temp1, &[s0, maj]]);
     }
 
     let h0 = a.compute(cs.namespace(|| "deferred h0 computation"), Some(state[0]))?;
