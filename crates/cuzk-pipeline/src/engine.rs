@@ -263,16 +263,17 @@ impl Engine {
         Ok(Engine { shared, threads, backend_names })
     }
 
-    /// Loads the parameters in `params` (and uploads them to every GPU) now,
-    /// instead of when the first job needs them; returns the milliseconds it
-    /// took (0 when they were resident already). The memory budget covers
-    /// them as it would for a job.
+    /// Loads the parameters in `params` (and uploads them to every GPU), and
+    /// their recorded constraint system when one was saved, now instead of
+    /// when the first job needs them; returns the milliseconds it took. The
+    /// memory budget covers them as it would for a job.
     pub fn preload(&self, params: impl Into<PathBuf>) -> Result<f64, EngineError> {
         let path = params.into();
         let mut st = self.shared.lock();
         self.shared.reserve_srs(&mut st, &path)?;
         drop(st);
-        self.shared.load_params(&path).map(|(_, ms)| ms)
+        let (params, ms) = self.shared.load_params(&path)?;
+        Ok(ms + self.shared.recordings.synthesizer(&path, &params).warm())
     }
 
     /// Where each parameter file's recorded constraint system stands.

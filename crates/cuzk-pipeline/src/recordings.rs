@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -59,18 +59,37 @@ impl std::fmt::Display for SynthesisMode {
 enum State {
     /// Nobody has looked for a recording yet.
     Unknown,
-    /// One partition is loading or recording it.
-    Busy,
+    /// One partition is loading the recording's file; others wait for it
+    /// (a load takes a fraction of one classic synthesis).
+    Loading,
+    /// One partition is recording; others synthesize the classic way rather
+    /// than wait.
+    Recording,
     Ready(Arc<RecordedShape<Scalar>>),
     /// The memory budget had no room for it: classic synthesis from now on.
     Disabled,
 }
 
+/// What a partition does, given the slot's state.
+enum Claim {
+    Use(Arc<RecordedShape<Scalar>>),
+    Record,
+    Classic,
+}
+
 struct Slot {
     state: Mutex<State>,
+    changed: Condvar,
     file: Option<PathBuf>,
     /// What happened to the recording last, for [`RecordingStatus`].
     outcome: Mutex<String>,
+}
+
+impl Slot {
+    fn set_state(&self, state: State) {
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = state;
+        self.changed.notify_all();
+    }
 }
 
 /// Where the recording of one parameter file stands.
@@ -114,6 +133,7 @@ impl Recordings {
                 let slot = slots.entry(path.to_path_buf()).or_insert_with(|| {
                     Arc::new(Slot {
                         state: Mutex::new(State::Unknown),
+                        changed: Condvar::new(),
                         file: self.file_for(path, params),
                         outcome: Mutex::new("not recorded yet".into()),
                     })
@@ -211,28 +231,54 @@ impl Synthesizer {
     /// when none does and nobody else is, the classic way otherwise.
     pub fn synthesize<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         let Some(slot) = &self.slot else { return self.classic(circuit) };
-        let ready = {
-            let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
+        match self.claim(slot, true) {
+            Claim::Use(shape) => self.recorded(&shape, circuit),
+            Claim::Classic => self.classic(circuit),
+            Claim::Record => self.record(slot, circuit),
+        }
+    }
+
+    /// Loads the recording's file now if there is one and nobody has (for
+    /// [`crate::Engine::preload`]), so the first partitions find it ready;
+    /// without a usable file the slot stays for the first partition to record.
+    /// Returns the milliseconds spent loading (0 when nothing was loaded).
+    pub(crate) fn warm(&self) -> f64 {
+        if let Some(slot) = &self.slot {
+            if let Claim::Record = self.claim(slot, false) {
+                slot.set_state(State::Unknown);
+            }
+        }
+        self.report().load_ms
+    }
+
+    /// Decides what this partition does: use a ready recording, wait for
+    /// one being loaded, load it from its file, or (with `may_record`)
+    /// record it; classic synthesis while someone else records.
+    fn claim(&self, slot: &Arc<Slot>, may_record: bool) -> Claim {
+        let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
             match &*state {
-                State::Ready(shape) => Some(shape.clone()),
+                State::Ready(shape) => return Claim::Use(shape.clone()),
+                State::Loading => state = slot.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+                State::Recording | State::Disabled => return Claim::Classic,
                 State::Unknown => {
-                    *state = State::Busy;
-                    None
-                }
-                State::Busy | State::Disabled => {
+                    *state = State::Loading;
                     drop(state);
-                    return self.classic(circuit);
+                    if let Some(shape) = self.load(slot) {
+                        self.publish(slot, shape.clone(), false);
+                        return Claim::Use(shape);
+                    }
+                    if may_record {
+                        slot.set_state(State::Recording);
+                    }
+                    return Claim::Record;
                 }
             }
-        };
-        if let Some(shape) = ready {
-            return self.recorded(&shape, circuit);
         }
-        // This partition claimed the slot: load the recording, or make it.
-        if let Some(shape) = self.load(slot) {
-            self.publish(slot, shape.clone(), false);
-            return self.recorded(&shape, circuit);
-        }
+    }
+
+    /// Classic synthesis that also records; the slot's recording when it fits.
+    fn record<C: Circuit<Scalar>>(&self, slot: &Arc<Slot>, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         let start = Instant::now();
         match RecordedShape::record(circuit) {
             Ok((shape, pa)) => {
@@ -243,13 +289,13 @@ impl Synthesizer {
                     // A circuit that does not fit its parameters must not
                     // become the recording the right circuits are held to;
                     // its own proof fails on the sizes.
-                    *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Unknown;
+                    slot.set_state(State::Unknown);
                     set(&slot.outcome, self.misfit(&shape, "a partition's circuit"));
                 }
                 Ok(pa)
             }
             Err(e) => {
-                *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Unknown;
+                slot.set_state(State::Unknown);
                 Err(e)
             }
         }
@@ -317,7 +363,7 @@ impl Synthesizer {
     /// prove), and the slot's outcome says whether that worked.
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
         self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
-        *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Ready(shape.clone());
+        slot.set_state(State::Ready(shape.clone()));
         if !fresh {
             return;
         }
@@ -351,7 +397,7 @@ impl Synthesizer {
     /// had no room for it); the parameter file's partitions go classic.
     pub(crate) fn disable(&self, budget: u64) {
         if let Some(slot) = &self.slot {
-            *slot.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Disabled;
+            slot.set_state(State::Disabled);
             set(
                 &slot.outcome,
                 format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),

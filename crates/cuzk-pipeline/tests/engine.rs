@@ -247,7 +247,20 @@ fn recordings_persist_and_a_corrupt_file_is_recorded_again() {
     let (stages, status) = run_with_recordings(&dir, 11);
     assert!(stages.contains(&"synth_load_ms".to_string()), "{stages:?}");
     assert!(!stages.contains(&"synth_record_ms".to_string()), "{stages:?}");
+    assert!(!stages.contains(&"synth_classic_ms".to_string()), "partitions wait for the load: {stages:?}");
     assert!(status.outcome.starts_with("loaded from"), "{status:?}");
+
+    // A preload loads the recording before any job: no partition loads or records.
+    let engine = Engine::new(Config { synthesis_workers: 2, ..sequential(Some(dir.clone())) }).unwrap();
+    assert!(engine.preload(&params().0).unwrap() > 0.0);
+    assert!(only_recording(&engine).outcome.starts_with("loaded from"), "{:?}", engine.recordings());
+    let (j, inputs) = job(&params().0, 3, 16);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    let names: Vec<&str> = r.timings.stages.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"synth_witness_ms") && !names.contains(&"synth_load_ms"), "{names:?}");
+    assert!(!names.contains(&"synth_classic_ms") && !names.contains(&"synth_record_ms"), "{names:?}");
+    drop(engine);
 
     let mut bytes = std::fs::read(&file).unwrap();
     let middle = bytes.len() / 2;
