@@ -17,7 +17,7 @@
 use std::time::Instant;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use cuzk_gpu::groth16::{prove, HostTimings};
+use cuzk_gpu::groth16::{prove, stages, HostTimings};
 use cuzk_gpu::{Device, GpuError, GpuSrs, SrsSizes};
 use cuzk_groth16::VerifyingKey;
 use cuzk_synth::{DensityTracker, ProvingAssignment};
@@ -91,20 +91,6 @@ fn assignment(rng: &mut ChaCha20Rng, log_n: u32) -> ProvingAssignment<Scalar> {
     pa.b_aux_density = full(aux);
     pa.b_input_density = full(INPUTS);
     pa
-}
-
-fn stages(t: &HostTimings) -> [(&'static str, f64); 9] {
-    [
-        ("pre_prep_ms", t.pre_prep_ms),
-        ("split_alloc_ms", t.split_alloc_ms),
-        ("prep_msm_ms", t.prep_msm_ms),
-        ("ntt_msm_h_ms", t.ntt_msm_h_ms),
-        ("batch_add_ms", t.batch_add_ms),
-        ("tail_msm_ms", t.tail_msm_ms),
-        ("b_g2_msm_ms", t.b_g2_msm_ms),
-        ("epilogue_ms", t.epilogue_ms),
-        ("pre_destructor_ms", t.pre_destructor_ms),
-    ]
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

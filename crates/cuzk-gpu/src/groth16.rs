@@ -9,6 +9,22 @@ use cuzk_synth::ProvingAssignment;
 /// Milliseconds per stage of one host-function call (DESIGN §4.6).
 pub use cuzk_ffi::ffi::Groth16Timings as HostTimings;
 
+/// The stages of one call by the names of the `CUZK_TIMING:` line, in the
+/// order they are printed (the last, `pre_destructor_ms`, spans the call).
+pub fn stages(t: &HostTimings) -> [(&'static str, f64); 9] {
+    [
+        ("pre_prep_ms", t.pre_prep_ms),
+        ("split_alloc_ms", t.split_alloc_ms),
+        ("prep_msm_ms", t.prep_msm_ms),
+        ("ntt_msm_h_ms", t.ntt_msm_h_ms),
+        ("batch_add_ms", t.batch_add_ms),
+        ("tail_msm_ms", t.tail_msm_ms),
+        ("b_g2_msm_ms", t.b_g2_msm_ms),
+        ("epilogue_ms", t.epilogue_ms),
+        ("pre_destructor_ms", t.pre_destructor_ms),
+    ]
+}
+
 /// Proves each assignment with its `(r, s)` on `device`, with the SRS
 /// uploaded there; the proofs equal the CPU backend's for the same r and s,
 /// byte for byte. With `timing`, the host function also prints one

@@ -61,18 +61,5 @@ impl ProveBackend for CudaBackend {
 }
 
 fn breakdown(t: &HostTimings) -> Vec<(String, f64)> {
-    [
-        ("pre_prep_ms", t.pre_prep_ms),
-        ("split_alloc_ms", t.split_alloc_ms),
-        ("prep_msm_ms", t.prep_msm_ms),
-        ("ntt_msm_h_ms", t.ntt_msm_h_ms),
-        ("batch_add_ms", t.batch_add_ms),
-        ("tail_msm_ms", t.tail_msm_ms),
-        ("b_g2_msm_ms", t.b_g2_msm_ms),
-        ("epilogue_ms", t.epilogue_ms),
-        ("pre_destructor_ms", t.pre_destructor_ms),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+    cuzk_gpu::groth16::stages(t).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
