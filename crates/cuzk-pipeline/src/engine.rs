@@ -324,6 +324,7 @@ impl Engine {
             },
         );
         drop(st);
+        tracing::info!(job = id, partitions = n, "submitted");
         self.shared.record(Event::Submit, id, &[], None);
         self.shared.wake.notify_all();
         Ok(JobHandle { id, rx, shared: self.shared.clone() })
@@ -453,6 +454,7 @@ impl Shared {
                 i += 1;
             }
         }
+        tracing::warn!(job = id, error = %err, "failed");
         let _ = job.done.send(Err(err));
         self.record(Event::Done, id, &[], None);
     }
@@ -553,12 +555,15 @@ fn synth_worker(s: &Shared) {
         });
         drop(st);
 
+        let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
         s.record(Event::SynthStart, task.job, &[task.part], None);
         let start = Instant::now();
         let result = (task.synthesize)(&synthesizer);
         let synth_ms = ms_since(start);
         s.record(Event::SynthEnd, task.job, &[task.part], None);
         let report = synthesizer.report();
+        tracing::debug!(synth_ms, ok = result.is_ok(), stages = ?report.stages(), "synthesized");
+        drop(span);
 
         let mut st = s.lock();
         // A recording stays as long as the engine. It is kept only while a
@@ -664,6 +669,7 @@ fn prove_worker(s: &Shared, device: usize) {
 
         let outcome = s.srs.get(&path).map_err(|message| EngineError::Params { path, message }).and_then(
             |(params, _)| {
+                let _span = tracing::info_span!("prove", job = job_id, partitions = ?parts, device = %name).entered();
                 s.record(Event::ProveStart, job_id, &parts, Some(&name));
                 let start = Instant::now();
                 let out = {
@@ -715,6 +721,7 @@ fn finish(s: &Shared, st: &mut State, id: JobId) {
         timings: job.timings,
         backend: job.backends.into_iter().collect::<Vec<_>>().join("+"),
     };
+    tracing::info!(job = id, total_ms = result.timings.total_ms, backend = %result.backend, "done");
     let _ = job.done.send(Ok(result));
     s.record(Event::Done, id, &[], None);
 }

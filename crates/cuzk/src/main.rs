@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc unless built with `--features system-allocator`, which exists so
+/// the two can be compared (docs/PERF.md).
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
