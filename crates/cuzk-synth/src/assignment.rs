@@ -189,14 +189,6 @@ impl<S: PrimeField> ConstraintSystem<S> for ProvingAssignment<S> {
         self.c.push(vc);
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
 
     fn get_root(&mut self) -> &mut Self::Root {
         self

@@ -51,14 +51,17 @@ pub trait ConstraintSystem<S: PrimeField>: Sized + Send {
         LB: FnOnce(LinearCombination<S>) -> LinearCombination<S>,
         LC: FnOnce(LinearCombination<S>) -> LinearCombination<S>;
 
-    /// Enters a namespace; only [`Namespace`] should call this.
-    fn push_namespace<NR, N>(&mut self, name_fn: N)
+    /// Enters a namespace; only [`Namespace`] should call this. Systems that
+    /// keep no names (proving, setup, recording) need not implement it.
+    fn push_namespace<NR, N>(&mut self, _name_fn: N)
     where
         NR: Into<String>,
-        N: FnOnce() -> NR;
+        N: FnOnce() -> NR,
+    {
+    }
 
     /// Leaves a namespace; only [`Namespace`] should call this.
-    fn pop_namespace(&mut self);
+    fn pop_namespace(&mut self) {}
 
     /// The root constraint system.
     fn get_root(&mut self) -> &mut Self::Root;

@@ -92,14 +92,6 @@ impl<S: PrimeField> ConstraintSystem<S> for WitnessCs<S> {
         self.trace.fold(self.witness.inputs.len(), self.witness.aux.len());
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
 
     fn get_root(&mut self) -> &mut Self::Root {
         self

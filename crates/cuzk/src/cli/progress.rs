@@ -18,7 +18,7 @@ impl Progress {
 
     /// Reports `done` of `total` in `phase`.
     pub fn update(&self, phase: &str, done: u64, total: u64) {
-        let quarter = if total == 0 { 4 } else { done.min(total) * 4 / total };
+        let quarter = (done.min(total) * 4).checked_div(total).unwrap_or(4);
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         if last.0 != phase || last.1 != quarter {
             *last = (phase.to_string(), quarter);
