@@ -217,8 +217,8 @@ circuit_view view_of(const Groth16Circuit& c, size_t i) {
 /// Checks every circuit against the SRS and builds its view.
 batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits) {
     batch bt{srs, {}, {}, srs.h.len + 1, 0};
-    if ((bt.n & (bt.n - 1)) != 0) throw_invalid("the SRS has " + std::to_string(srs.h.len) + " h bases: not 2^k - 1");
-    while ((uint64_t(1) << bt.log_n) < bt.n) bt.log_n++;
+    if (srs.log_domain() < 0) throw_invalid("the SRS has " + std::to_string(srs.h.len) + " h bases: not 2^k - 1");
+    bt.log_n = uint32_t(srs.log_domain());
     for (size_t i = 0; i < circuits.size(); i++) {
         const Groth16Circuit& c = circuits[i];
         const uint64_t m = scalars_in(c.a, i, "a");

@@ -59,11 +59,8 @@ bool is_oom(const error& e) { return std::string(e.what()).rfind("cuda_oom", 0) 
 /// module), so the first proof does not pay for it inside its own timer.
 /// An SRS whose h query is not 2^k − 1 is left for the proof to reject.
 void warm_quotient(const Groth16Srs& srs) {
-    const uint64_t n = srs.h.len + 1;
-    if ((n & (n - 1)) != 0) return;
-    uint32_t log_n = 0;
-    while ((uint64_t(1) << log_n) < n) log_n++;
-    g16::quotient_engine warm(srs.device, log_n);
+    if (srs.log_domain() < 0) return;
+    g16::quotient_engine warm(srs.device, uint32_t(srs.log_domain()));
 }
 
 }  // namespace

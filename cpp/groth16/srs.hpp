@@ -43,6 +43,16 @@ public:
     uint64_t stream_chunk = 0;
     vk_points vk;
     query_bases h, l, a, b_g1, b_g2;
+
+    /// log2 of the domain (the h bases and one), or -1 when that is not a
+    /// power of two (such an SRS cannot prove).
+    int32_t log_domain() const {
+        const uint64_t n = h.len + 1;
+        if ((n & (n - 1)) != 0) return -1;
+        int32_t log_n = 0;
+        while ((uint64_t(1) << log_n) < n) log_n++;
+        return log_n;
+    }
 };
 
 }  // namespace cuzk
