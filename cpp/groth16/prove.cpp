@@ -161,9 +161,10 @@ void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
     const unsigned threads = cpu_threads();
     double alloc_ms = 0;
     const auto start = steady::now();
-    tmp.l = split_query(query::l, bt.circuits, threads, &alloc_ms);
-    tmp.a = split_query(query::a, bt.circuits, threads, &alloc_ms);
-    tmp.b = split_query(query::b, bt.circuits, threads, &alloc_ms);
+    const std::vector<aux_classes> classes = classify_aux(bt.circuits, threads, &alloc_ms);
+    tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms);
+    tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms);
+    tmp.b = split_query(query::b, bt.circuits, classes, threads, &alloc_ms);
     if (!bt.srs.resident) {
         if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(bt.srs.l, tmp.l.tail);
         if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(bt.srs.a, tmp.a.tail);
@@ -247,6 +248,7 @@ fr_t scalar_of(const std::array<uint64_t, 4>& limbs) {
 Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits,
                            bool timing, rust::Slice<uint8_t> proofs) {
     const auto t0 = steady::now();
+    const call_in_flight counted;
     Groth16Timings tm{};
     if (device != srs.device)
         throw_invalid("the SRS is on device " + std::to_string(srs.device) + ", not device " + std::to_string(device));
@@ -329,7 +331,8 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
             throw_invalid("circuit " + std::to_string(i) + " has another number of bases in the query");
     }
     double alloc_ms = 0;
-    const query_split split = split_query(q, views, std::max(1u, threads), &alloc_ms);
+    const unsigned workers = std::max(1u, threads);
+    const query_split split = split_query(q, views, classify_aux(views, workers, &alloc_ms), workers, &alloc_ms);
     Groth16Split out;
     out.len = split.len;
     out.dense = split.dense;

@@ -1,7 +1,14 @@
 // Classification of the witness into zeros, ones and the tail (split.hpp).
 //
+// The values are read once per call: classify_aux marks each aux variable of
+// each circuit as one or "other" (neither zero nor one) in two bitmaps. The
+// three queries' splits then work on those bits and the densities alone, and
+// touch a value again only to copy it into a tail. Earlier each query walked
+// every value twice with field comparisons: six passes over the witness
+// instead of one, which several devices' calls at once could not afford.
+//
 // One circuit's variables are cut into pieces (whole density words each), so
-// the split runs on every core even for a batch of one circuit: each piece
+// the work runs on every core even for a batch of one circuit: each piece
 // knows where its bases start from a popcount of the density before it, and
 // the bitmaps are written a word at a time with an atomic OR, because
 // neighbouring pieces can share the word their boundary falls in.
@@ -26,6 +33,9 @@ uint64_t popcount(const uint64_t* words, uint64_t bits) {
     if (bits % 64 != 0) n += uint64_t(__builtin_popcountll(words[bits / 64] & ((uint64_t(1) << (bits % 64)) - 1)));
     return n;
 }
+
+/// The low `bits` bits set (all 64 for bits ≥ 64).
+uint64_t low_mask(uint64_t bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
 
 /// Sets bits of a shared bitmap, collecting them a word at a time and
 /// OR-ing each word in once (atomically: a neighbouring piece may own the
@@ -88,20 +98,35 @@ std::vector<piece> pieces_of(query q, const std::vector<circuit_view>& circuits)
     return out;
 }
 
-/// Calls f(position, value, is_input) for every variable of piece p that has
-/// a base in query q, in increasing position.
+/// Calls f(position) for every public input of an input piece that has a
+/// base in query q, in increasing position.
 template <class F>
-void walk(query q, const circuit_view& c, const piece& p, F&& f) {
+void walk_inputs(query q, const circuit_view& c, const piece& p, F&& f) {
     uint64_t pos = p.pos;
-    if (p.input) {
-        for (uint64_t i = p.first; i < p.last; i++) {
-            if (q == query::a || bit(c.b_input_density, i)) f(pos++, c.input[i], true);
-        }
-        return;
+    for (uint64_t i = p.first; i < p.last; i++) {
+        if (q == query::a || bit(c.b_input_density, i)) f(pos++, i);
     }
+}
+
+/// Calls f(position, j) for every aux variable j of an aux piece that has a
+/// base in query q and whose bit in `marked` is set, in increasing position;
+/// words with nothing marked are skipped by a popcount.
+template <class F>
+void walk_marked(query q, const circuit_view& c, const piece& p, const uint64_t* marked, F&& f) {
     const uint64_t* density = aux_density(q, c);
-    for (uint64_t j = p.first; j < p.last; j++) {
-        if (!density || bit(density, j)) f(pos++, c.aux[j], false);
+    uint64_t pos = p.pos;
+    for (uint64_t w = p.first / 64; w * 64 < p.last; w++) {
+        const uint64_t has_base = (density ? density[w] : ~uint64_t(0)) & low_mask(p.last - w * 64);
+        const uint64_t hits = marked[w] & has_base;
+        if (hits == 0) {
+            pos += uint64_t(__builtin_popcountll(has_base));
+            continue;
+        }
+        for (uint64_t h = hits; h != 0; h &= h - 1) {
+            const uint64_t b = uint64_t(__builtin_ctzll(h));
+            f(pos + uint64_t(__builtin_popcountll(has_base & low_mask(b))), w * 64 + b);
+        }
+        pos += uint64_t(__builtin_popcountll(has_base));
     }
 }
 
@@ -122,7 +147,43 @@ uint64_t query_len(query q, const circuit_view& c) {
     return 0;
 }
 
-query_split split_query(query q, const std::vector<circuit_view>& circuits, unsigned threads, double* alloc_ms) {
+std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits, unsigned threads,
+                                      double* alloc_ms) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<aux_classes> out(circuits.size());
+    for (size_t i = 0; i < circuits.size(); i++) {
+        const uint64_t words = (circuits[i].num_aux + 63) / 64;
+        out[i].ones.assign(words, 0);
+        out[i].others.assign(words, 0);
+    }
+    *alloc_ms += ms_since(start);
+    // Pieces of whole words: each word has one writer, so no atomics here.
+    const std::vector<piece> pieces = pieces_of(query::l, circuits);
+    parallel_for(pieces.size(), threads, [&](size_t k) {
+        const piece& p = pieces[k];
+        const fr_t* aux = circuits[p.circuit].aux;
+        aux_classes& cls = out[p.circuit];
+        for (uint64_t w = p.first / 64; w * 64 < p.last; w++) {
+            uint64_t ones = 0, others = 0;
+            const uint64_t end = std::min<uint64_t>(64, p.last - w * 64);
+            for (uint64_t b = 0; b < end; b++) {
+                const fr_t& v = aux[w * 64 + b];
+                if (v.is_zero()) continue;
+                if (is_one(v)) {
+                    ones |= uint64_t(1) << b;
+                } else {
+                    others |= uint64_t(1) << b;
+                }
+            }
+            cls.ones[w] = ones;
+            cls.others[w] = others;
+        }
+    });
+    return out;
+}
+
+query_split split_query(query q, const std::vector<circuit_view>& circuits, const std::vector<aux_classes>& classes,
+                        unsigned threads, double* alloc_ms) {
     query_split out;
     const size_t count = circuits.size();
     if (count == 0) return out;
@@ -137,15 +198,15 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, unsi
     *alloc_ms += ms_since(start);
     parallel_for(pieces.size(), threads, [&](size_t k) {
         const piece& p = pieces[k];
-        bit_writer ones(out.ones[p.circuit].data());
+        const circuit_view& c = circuits[p.circuit];
         bit_writer other(others[p.circuit].data());
-        walk(q, circuits[p.circuit], p, [&](uint64_t pos, const fr_t& v, bool input) {
-            if (input || !(v.is_zero() || is_one(v))) {
-                other.set(pos);
-            } else if (is_one(v)) {
-                ones.set(pos);
-            }
-        });
+        if (p.input) {
+            walk_inputs(q, c, p, [&](uint64_t pos, uint64_t) { other.set(pos); });
+            return;
+        }
+        bit_writer ones(out.ones[p.circuit].data());
+        walk_marked(q, c, p, classes[p.circuit].ones.data(), [&](uint64_t pos, uint64_t) { ones.set(pos); });
+        walk_marked(q, c, p, classes[p.circuit].others.data(), [&](uint64_t pos, uint64_t) { other.set(pos); });
     });
 
     // The tail is the union over the batch; rank[w] counts its positions
@@ -171,12 +232,20 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, unsi
         // L's scalars are the aux assignment as it is: nothing to copy.
         if (q == query::l) return out;
         start = std::chrono::steady_clock::now();
-        out.scalars.assign(count, std::vector<fr_t>(out.len));
+        out.scalars.assign(count, std::vector<fr_t>(out.len, fr_t::zero()));
         *alloc_ms += ms_since(start);
         parallel_for(pieces.size(), threads, [&](size_t k) {
             const piece& p = pieces[k];
+            const circuit_view& c = circuits[p.circuit];
             auto& s = out.scalars[p.circuit];
-            walk(q, circuits[p.circuit], p, [&](uint64_t pos, const fr_t& v, bool) { s[pos] = v; });
+            if (p.input) {
+                walk_inputs(q, c, p, [&](uint64_t pos, uint64_t i) { s[pos] = c.input[i]; });
+                return;
+            }
+            // Zeros stay zero; ones and others are copied.
+            walk_marked(q, c, p, classes[p.circuit].ones.data(), [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
+            walk_marked(q, c, p, classes[p.circuit].others.data(),
+                        [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
         });
         return out;
     }
@@ -195,14 +264,20 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, unsi
     });
     // A circuit's tail scalar is its value where that is an input or other;
     // where its value is one (counted by its bitmap) or zero, it stays zero.
+    auto tail_index = [&](uint64_t pos) {
+        const uint64_t w = pos / 64;
+        return rank[w] + uint64_t(__builtin_popcountll(tail_bits[w] & low_mask(pos % 64)));
+    };
     parallel_for(pieces.size(), threads, [&](size_t k) {
         const piece& p = pieces[k];
+        const circuit_view& c = circuits[p.circuit];
         auto& s = out.scalars[p.circuit];
-        walk(q, circuits[p.circuit], p, [&](uint64_t pos, const fr_t& v, bool input) {
-            const uint64_t w = pos / 64, below = tail_bits[w] & ((uint64_t(1) << (pos % 64)) - 1);
-            if (!bit(tail_bits.data(), pos) || !(input || !is_one(v))) return;
-            s[rank[w] + uint64_t(__builtin_popcountll(below))] = v;
-        });
+        if (p.input) {
+            walk_inputs(q, c, p, [&](uint64_t pos, uint64_t i) { s[tail_index(pos)] = c.input[i]; });
+            return;
+        }
+        walk_marked(q, c, p, classes[p.circuit].others.data(),
+                    [&](uint64_t pos, uint64_t j) { s[tail_index(pos)] = c.aux[j]; });
     });
     return out;
 }

@@ -48,9 +48,21 @@ struct query_split {
     std::vector<std::vector<fr_t>> scalars;
 };
 
+/// One circuit's aux variables by class: bit j of `ones` is set where aux j
+/// is one, of `others` where it is neither zero nor one.
+struct aux_classes {
+    std::vector<uint64_t> ones, others;
+};
+
+/// The classes of every circuit's aux variables: the one pass over the
+/// values that the three splits share. `threads` bounds the workers; adds
+/// the milliseconds spent allocating the bitmaps to *alloc_ms.
+std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits, unsigned threads, double* alloc_ms);
+
 /// The split of one query for every circuit (each needing the same number
-/// of bases); `threads` bounds the workers; adds the milliseconds spent
-/// allocating the split vectors to *alloc_ms.
-query_split split_query(query q, const std::vector<circuit_view>& circuits, unsigned threads, double* alloc_ms);
+/// of bases), from their classes; `threads` bounds the workers; adds the
+/// milliseconds spent allocating the split vectors to *alloc_ms.
+query_split split_query(query q, const std::vector<circuit_view>& circuits, const std::vector<aux_classes>& classes,
+                        unsigned threads, double* alloc_ms);
 
 }  // namespace cuzk::g16
