@@ -7,19 +7,7 @@
 #include <thread>
 #include <vector>
 
-// ntt/kernels.cuh defines its kernels with external linkage, and ntt.cu
-// includes it too: under relocatable device code two definitions collide at
-// the device link. Renaming them for this translation unit keeps the kernels
-// shared as source without touching that header; giving them internal
-// linkage there would make this unnecessary.
-#define split_powers_kernel g16_split_powers_kernel
-#define fill_powers_kernel g16_fill_powers_kernel
-#define bit_reverse_kernel g16_bit_reverse_kernel
-#define shared_stages_kernel g16_shared_stages_kernel
-#define radix2_stage_kernel g16_radix2_stage_kernel
-#define radix4_stage_kernel g16_radix4_stage_kernel
-#define scale_kernel g16_scale_kernel
-#include "../ntt/kernels.cuh"
+#include "../ntt/domain.hpp"
 #include "../ntt/roots.hpp"
 #include "cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
@@ -30,7 +18,6 @@ namespace cuzk::g16 {
 namespace {
 
 using ff::fr_t;
-using ntt::split_powers;
 
 constexpr unsigned THREADS = 256;
 
@@ -72,23 +59,6 @@ void gather_as(const DeviceArray& src, const uint32_t* positions, uint64_t count
     CUZK_LAUNCHED();
     s.sync();
 }
-
-/// Powers of one base as two small tables (see ntt::split_powers).
-struct power_tables {
-    cuda::buffer<fr_t> lo, hi;
-    uint32_t lo_log;
-
-    power_tables(fr_t base, uint32_t log_count, cudaStream_t s)
-        : lo(size_t(1) << std::min(log_count, 10u)),
-          hi(size_t(1) << (log_count - std::min(log_count, 10u))),
-          lo_log(std::min(log_count, 10u)) {
-        const uint32_t total = uint32_t(lo.size() + hi.size());
-        ntt::split_powers_kernel<<<cuda::blocks_for(total, THREADS), THREADS, 0, s>>>(lo.get(), hi.get(), base, lo_log,
-                                                                                      uint32_t(hi.size()));
-        CUZK_LAUNCHED();
-    }
-    split_powers view() const { return {lo.get(), hi.get(), lo_log}; }
-};
 
 /// (a·b − c)·z_inv into a: the quotient's values on the coset, where Z is
 /// the constant g^n − 1.
@@ -180,9 +150,9 @@ struct quotient_engine::state {
     /// Transforms run on `s`, uploads on `copy`, so the upload of b and c
     /// overlaps the transforms of a and b.
     cuda::stream s, copy;
-    cuda::buffer<fr_t> a, b, c, t, tw_fwd, tw_inv;
-    power_tables g_pow, g_inv_pow;
-    fr_t n_inv, z_inv;
+    cuda::buffer<fr_t> a, b, c, t;
+    ntt::domain dom;
+    fr_t z_inv;
     std::unique_ptr<DeviceArray> result;
     /// Two pinned staging buffers, each free again once its event fires.
     pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
@@ -190,63 +160,15 @@ struct quotient_engine::state {
     unsigned copy_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
 
     state(int32_t id, uint32_t log)
-        : device(id),
-          log_n(log),
-          n(uint64_t(1) << log),
-          a(n),
-          b(n),
-          c(n),
-          t(n),
-          tw_fwd(n / 2),
-          tw_inv(n / 2),
-          g_pow(fr_t::from_u32(ff::fr_params::GENERATOR), log, s),
-          g_inv_pow(fr_t::from_u32(ff::fr_params::GENERATOR).inverse(), log, s) {
+        : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t(n), dom(log, s) {
         const fr_t g = fr_t::from_u32(ff::fr_params::GENERATOR);
-        n_inv = fr_t::one();
-        for (uint32_t i = 0; i < log_n; i++) n_inv = n_inv.dbl();
-        n_inv = n_inv.inverse();
         z_inv = (pow2_power(g, log_n) - fr_t::one()).inverse();
-        if (log_n > 0) {
-            const fr_t w = ntt::root_of_unity(log_n);
-            fill_twiddles(tw_fwd.get(), w);
-            fill_twiddles(tw_inv.get(), w.inverse());
-        }
         result = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, t.get(), nullptr);
     }
 
-    void fill_twiddles(fr_t* out, fr_t w) {
-        power_tables parts(w, log_n - 1, s);
-        ntt::fill_powers_kernel<<<cuda::blocks_for(n / 2, THREADS), THREADS, 0, s>>>(out, parts.view(), n / 2);
-        CUZK_LAUNCHED();
-        s.sync();  // the tables' memory is freed when `parts` goes out of scope
-    }
-
     /// out = transform of in (natural order both; in and out distinct), as
-    /// the CPU domain defines it: inverse transforms scale by 1/n, coset
-    /// forward multiplies by g^i first, coset inverse by g^-i last.
-    void transform(const fr_t* in, fr_t* out, bool inverse, bool coset) {
-        const fr_t* tw = inverse ? tw_inv.get() : tw_fwd.get();
-        ntt::bit_reverse_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(in, out, log_n, coset && !inverse,
-                                                                                 g_pow.view());
-        CUZK_LAUNCHED();
-        const uint32_t first = std::min(log_n, ntt::SHARED_LOG);
-        ntt::shared_stages_kernel<<<unsigned(n >> first), 1u << (first - 1), 0, s>>>(out, tw, log_n, first);
-        CUZK_LAUNCHED();
-        uint32_t st = first;
-        for (; st + 2 <= log_n; st += 2) {
-            ntt::radix4_stage_kernel<<<cuda::blocks_for(n / 4, THREADS), THREADS, 0, s>>>(out, tw, log_n, st);
-            CUZK_LAUNCHED();
-        }
-        if (st < log_n) {
-            ntt::radix2_stage_kernel<<<cuda::blocks_for(n / 2, THREADS), THREADS, 0, s>>>(out, tw, log_n, st);
-            CUZK_LAUNCHED();
-        }
-        if (inverse) {
-            ntt::scale_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(out, n_inv, log_n, coset,
-                                                                               g_inv_pow.view());
-            CUZK_LAUNCHED();
-        }
-    }
+    /// the CPU domain defines it (ntt::domain::run).
+    void transform(const fr_t* in, fr_t* out, bool inverse, bool coset) { dom.run(in, out, inverse, coset, s); }
 
     /// Uploads m evaluations through the pinned staging buffers on the copy
     /// stream (the host fills one buffer while the other drains), zero-pads

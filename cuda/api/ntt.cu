@@ -5,9 +5,11 @@
 //   CosetForward  Forward of (a_i g^i)
 //   CosetInverse  Inverse, then a_i *= g^-i
 // where w is the 2^log_n-th root of unity of roots.hpp and g Fr's generator.
-// fr_ntt_timed (bench.hpp) runs the same plan on a resident input.
+// fr_ntt_timed (bench.hpp) runs the same transforms on a resident input; the
+// Groth16 quotient runs them through ntt::domain (ntt/domain.hpp).
 #include <algorithm>
 
+#include "../ntt/domain.hpp"
 #include "../ntt/kernels.cuh"
 #include "../ntt/roots.hpp"
 #include "bench.hpp"
@@ -16,10 +18,8 @@
 #include "timer.cuh"
 
 namespace cuzk {
+namespace ntt {
 namespace {
-
-using ff::fr_t;
-using ntt::split_powers;
 
 constexpr unsigned THREADS = 256;
 
@@ -32,78 +32,103 @@ struct power_tables {
         : lo(size_t(1) << std::min(log_count, 10u)),
           hi(size_t(1) << (log_count - std::min(log_count, 10u))),
           lo_log(std::min(log_count, 10u)) {
-        uint32_t total = uint32_t(lo.size() + hi.size());
-        ntt::split_powers_kernel<<<cuda::blocks_for(total, THREADS), THREADS, 0, s>>>(
-            lo.get(), hi.get(), base, lo_log, uint32_t(hi.size()));
+        const uint32_t total = uint32_t(lo.size() + hi.size());
+        split_powers_kernel<<<cuda::blocks_for(total, THREADS), THREADS, 0, s>>>(lo.get(), hi.get(), base, lo_log,
+                                                                                 uint32_t(hi.size()));
         CUZK_LAUNCHED();
     }
     split_powers view() const { return {lo.get(), hi.get(), lo_log}; }
 };
 
-/// One transform of a fixed size and kind with its tables built once, as the
-/// Groth16 host builds them once per domain: the twiddles w^k (k < n/2) and,
-/// for cosets, the split powers of g or g^-1.
-class plan {
-public:
-    plan(uint32_t log_n, NttKind kind, cudaStream_t s)
-        : log_n_(log_n),
-          n_(size_t(1) << log_n),
-          inverse_(kind == NttKind::Inverse || kind == NttKind::CosetInverse),
-          coset_(kind == NttKind::CosetForward || kind == NttKind::CosetInverse),
-          tw_(n_ / 2),
-          shift_(coset_ ? (inverse_ ? generator().inverse() : generator()) : fr_t::one(), coset_ ? log_n : 0, s) {
-        fr_t w = ntt::root_of_unity(log_n);
-        if (inverse_) w = w.inverse();
-        power_tables parts(w, log_n - 1, s);
-        ntt::fill_powers_kernel<<<cuda::blocks_for(n_ / 2, THREADS), THREADS, 0, s>>>(tw_.get(), parts.view(), n_ / 2);
-        CUZK_LAUNCHED();
-        // `parts` is freed while work is queued: cudaFree waits for the device.
-        n_inv_ = fr_t::one();
-        for (uint32_t i = 0; i < log_n; i++) n_inv_ = n_inv_.dbl();
-        n_inv_ = n_inv_.inverse();
+fr_t generator() { return fr_t::from_u32(ff::fr_params::GENERATOR); }
+
+/// w^k for k < n/2 into out.
+void fill_twiddles(fr_t* out, fr_t w, uint32_t log_n, cudaStream_t s) {
+    const size_t half = size_t(1) << (log_n - 1);
+    power_tables parts(w, log_n - 1, s);
+    fill_powers_kernel<<<cuda::blocks_for(half, THREADS), THREADS, 0, s>>>(out, parts.view(), half);
+    CUZK_LAUNCHED();
+    CUZK_CUDA(cudaStreamSynchronize(s));  // `parts` is freed on return
+}
+
+}  // namespace
+
+struct domain::tables {
+    cuda::buffer<fr_t> tw_fwd, tw_inv;
+    power_tables g_pow, g_inv_pow;
+    fr_t n_inv;
+
+    tables(uint32_t log_n, cudaStream_t s)
+        : tw_fwd(log_n ? size_t(1) << (log_n - 1) : 0),
+          tw_inv(log_n ? size_t(1) << (log_n - 1) : 0),
+          g_pow(generator(), log_n, s),
+          g_inv_pow(generator().inverse(), log_n, s),
+          n_inv(fr_t::one()) {
+        for (uint32_t i = 0; i < log_n; i++) n_inv = n_inv.dbl();
+        n_inv = n_inv.inverse();
+        if (log_n == 0) return;
+        const fr_t w = root_of_unity(log_n);
+        fill_twiddles(tw_fwd.get(), w, log_n, s);
+        fill_twiddles(tw_inv.get(), w.inverse(), log_n, s);
     }
-
-    /// out = the transform of in, natural order both; in and out distinct.
-    void run(const fr_t* in, fr_t* out, cudaStream_t s) const {
-        ntt::bit_reverse_kernel<<<cuda::blocks_for(n_, THREADS), THREADS, 0, s>>>(in, out, log_n_, coset_ && !inverse_,
-                                                                                 shift_.view());
-        CUZK_LAUNCHED();
-        const uint32_t first = std::min(log_n_, ntt::SHARED_LOG);
-        ntt::shared_stages_kernel<<<unsigned(n_ >> first), 1u << (first - 1), 0, s>>>(out, tw_.get(), log_n_, first);
-        CUZK_LAUNCHED();
-        uint32_t st = first;
-        for (; st + 2 <= log_n_; st += 2) {
-            ntt::radix4_stage_kernel<<<cuda::blocks_for(n_ / 4, THREADS), THREADS, 0, s>>>(out, tw_.get(), log_n_, st);
-            CUZK_LAUNCHED();
-        }
-        if (st < log_n_) {
-            ntt::radix2_stage_kernel<<<cuda::blocks_for(n_ / 2, THREADS), THREADS, 0, s>>>(out, tw_.get(), log_n_, st);
-            CUZK_LAUNCHED();
-        }
-        if (inverse_) {
-            ntt::scale_kernel<<<cuda::blocks_for(n_, THREADS), THREADS, 0, s>>>(out, n_inv_, log_n_, coset_,
-                                                                               shift_.view());
-            CUZK_LAUNCHED();
-        }
-    }
-
-private:
-    static fr_t generator() { return fr_t::from_u32(ff::fr_params::GENERATOR); }
-
-    uint32_t log_n_;
-    size_t n_;
-    bool inverse_, coset_;
-    cuda::buffer<fr_t> tw_;
-    power_tables shift_;
-    fr_t n_inv_;
 };
+
+domain::domain(uint32_t log_n, cudaStream_t s) : log_n_(log_n), t_(std::make_unique<tables>(log_n, s)) {}
+
+domain::~domain() = default;
+
+void domain::run(const fr_t* in, fr_t* out, bool inverse, bool coset, cudaStream_t s) const {
+    const size_t n = size_t(1) << log_n_;
+    if (log_n_ == 0) {
+        // One element: every variant is the identity (g^0 = 1, 1/1 = 1).
+        CUZK_CUDA(cudaMemcpyAsync(out, in, sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
+        return;
+    }
+    const fr_t* tw = inverse ? t_->tw_inv.get() : t_->tw_fwd.get();
+    pass_args args{};
+    args.gather_from = in;
+    args.shift_in = coset && !inverse;
+    args.scale = t_->n_inv;
+    args.shift_out = coset;
+    args.g = t_->g_pow.view();
+    args.g_inv = t_->g_inv_pow.view();
+    // The first pass: contiguous blocks; then passes of at most
+    // STRIDED_STAGES stages, as even as the remaining stages allow.
+    uint32_t s0 = 0, k = std::min(log_n_, BLOCK_LOG);
+    for (;;) {
+        const bool last = s0 + k == log_n_;
+        args.scale_out = last && inverse;
+        const uint32_t log_t = std::min(log_n_, BLOCK_LOG) - k;
+        const uint32_t block = std::max(1u, (1u << (k + log_t)) / 4);
+        const unsigned grid = unsigned(n >> (k + log_t));
+        pass_kernel<<<grid, block, 0, s>>>(out, tw, log_n_, s0, k, log_t, args);
+        CUZK_LAUNCHED();
+        if (last) return;
+        args.gather_from = nullptr;
+        args.shift_in = false;
+        s0 += k;
+        const uint32_t left = log_n_ - s0;
+        const uint32_t passes = (left + STRIDED_STAGES - 1) / STRIDED_STAGES;
+        k = (left + passes - 1) / passes;
+    }
+}
+
+}  // namespace ntt
+
+namespace {
+
+using ff::fr_t;
+
+bool is_inverse(NttKind kind) { return kind == NttKind::Inverse || kind == NttKind::CosetInverse; }
+bool is_coset(NttKind kind) { return kind == NttKind::CosetForward || kind == NttKind::CosetInverse; }
 
 void run_ntt(void* host, uint32_t log_n, NttKind kind) {
     const size_t n = size_t(1) << log_n;
     cuda::stream s;
     cuda::buffer<fr_t> input(n), a(n);
     CUZK_CUDA(cudaMemcpyAsync(input.get(), host, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
-    plan(log_n, kind, s).run(input.get(), a.get(), s);
+    const ntt::domain d(log_n, s);
+    d.run(input.get(), a.get(), is_inverse(kind), is_coset(kind), s);
     CUZK_CUDA(cudaMemcpyAsync(host, a.get(), n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
     s.sync();
 }
@@ -139,12 +164,12 @@ rust::Vec<float> fr_ntt_timed(const DeviceArray& input, NttKind kind, uint32_t r
     cuda::use_device(input.device());
     cuda::stream s;
     cuda::buffer<fr_t> result(n);
-    const plan p(log_n, kind, s);
+    const ntt::domain d(log_n, s);
     s.sync();
     rust::Vec<float> times;
     for (uint32_t r = 0; r < runs; r++) {
         cuda::stream_timer timer(s);
-        p.run(static_cast<const fr_t*>(input.data()), result.get(), s);
+        d.run(static_cast<const fr_t*>(input.data()), result.get(), is_inverse(kind), is_coset(kind), s);
         times.push_back(timer.stop_ms());
     }
     if (!out.empty()) {

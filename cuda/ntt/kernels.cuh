@@ -1,11 +1,19 @@
-// Radix-2 decimation-in-time NTT over Fr on natural-order input:
-//   1. bit-reversal permutation (fused with the coset shift a_i *= g^i),
-//   2. the first SHARED_LOG stages inside shared memory, one block per
-//      contiguous chunk (after bit reversal those stages never leave it),
-//   3. the remaining stages in global memory, two per pass (radix 4),
-//   4. for inverse transforms, a final scale by n^-1 (and g^-i for cosets).
-// Stage s combines a[i] and a[i + 2^s] with twiddle w^(j * n / 2^(s+1)),
-// j = i mod 2^s, read from a table of w^k, k < n/2.
+// Radix-2 decimation-in-time NTT over Fr, natural order in and out, in a few
+// passes over memory instead of one per stage:
+//   - the first pass gathers its input in bit-reversed order (times g^i for
+//     a forward coset transform) and runs the first stages inside shared
+//     memory, one block per contiguous chunk of 2^10 elements;
+//   - each later pass runs up to 7 more stages in shared memory: a block
+//     holds 2^k elements spaced 2^s apart (the butterfly partners of stages
+//     s .. s+k-1) for T = 2^(10-k) neighbouring columns, so its loads and
+//     stores stay coalesced;
+//   - the last pass scales by n^-1 (times g^-i for an inverse coset) as it
+//     stores.
+// A 2^27 transform is four passes where it was twelve (a bit reversal, one
+// shared-memory pass, nine radix-4/radix-2 passes and a scaling pass).
+// Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
+// j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
+// keeps four elements in registers and runs two stages between barriers.
 #pragma once
 
 #include "../ff/bls12_381.hpp"
@@ -14,8 +22,13 @@ namespace cuzk::ntt {
 
 using ff::fr_t;
 
-/// log2 of the chunk the shared-memory kernel transforms (1024 x 32 B = 32 KiB).
-constexpr uint32_t SHARED_LOG = 10;
+/// log2 of the elements one block of a pass holds (1024 x 32 B = 32 KiB).
+constexpr uint32_t BLOCK_LOG = 10;
+/// Stages a later pass runs at most: it keeps at least 2^3 columns per
+/// block, 256 contiguous bytes per row of its loads.
+constexpr uint32_t STRIDED_STAGES = 7;
+/// Threads per block: four elements each.
+constexpr uint32_t PASS_THREADS = (1u << BLOCK_LOG) / 4;
 
 /// base^i = lo[i mod 2^lo_log] * hi[i >> lo_log]: two small tables stand in
 /// for a full table of powers.
@@ -31,7 +44,7 @@ struct split_powers {
 
 /// lo[i] = base^i (i < n_lo), hi[i] = base^(i * n_lo) (i < n_hi), each by
 /// square-and-multiply; the tables are small, so this is cheap.
-__global__ void split_powers_kernel(fr_t* lo, fr_t* hi, fr_t base, uint32_t lo_log, uint32_t n_hi) {
+static __global__ void split_powers_kernel(fr_t* lo, fr_t* hi, fr_t base, uint32_t lo_log, uint32_t n_hi) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t n_lo = 1u << lo_log;
     if (i < n_lo) {
@@ -42,7 +55,7 @@ __global__ void split_powers_kernel(fr_t* lo, fr_t* hi, fr_t base, uint32_t lo_l
     }
 }
 
-__global__ void fill_powers_kernel(fr_t* out, split_powers p, size_t n) {
+static __global__ void fill_powers_kernel(fr_t* out, split_powers p, size_t n) {
     size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) out[i] = p.at(i);
 }
@@ -51,82 +64,100 @@ __device__ __forceinline__ size_t bit_reverse(size_t i, uint32_t log_n) {
     return size_t(__brevll(uint64_t(i))) >> (64 - log_n);
 }
 
-/// out[bitrev(i)] = in[i] * (coset ? g^i : 1).
-__global__ void bit_reverse_kernel(const fr_t* in, fr_t* out, uint32_t log_n, bool coset, split_powers g) {
-    size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >> log_n) return;
-    fr_t x = in[i];
-    if (coset) x = x * g.at(i);
-    out[bit_reverse(i, log_n)] = x;
-}
-
 __device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w) {
     fr_t t = v * w;
     v = u - t;
     u = u + t;
 }
 
-/// Stages 0 .. stages-1 on chunks of 2^stages elements; blockDim = 2^(stages-1).
-__global__ void shared_stages_kernel(fr_t* a, const fr_t* tw, uint32_t log_n, uint32_t stages) {
-    __shared__ fr_t s[1u << SHARED_LOG];
-    const uint32_t t = threadIdx.x;
-    const uint32_t half = 1u << (stages - 1);
-    fr_t* chunk = a + (size_t(blockIdx.x) << stages);
-    s[t] = chunk[t];
-    s[t + half] = chunk[t + half];
+/// What one pass does besides its stages.
+struct pass_args {
+    /// First pass: read from here in bit-reversed order (else in place).
+    const fr_t* gather_from;
+    /// First pass of a forward coset transform: multiply input i by g^i.
+    bool shift_in;
+    /// Last pass of an inverse transform: multiply output i by scale (and
+    /// by g^-i when shift_out).
+    bool scale_out, shift_out;
+    fr_t scale;
+    split_powers g, g_inv;
+};
+
+/// Stages s .. s+k-1 of the transform of a (2^log_n elements), in place.
+/// Block b holds element (m, l) = a[hi * 2^(s+k) + m * 2^s + lo0 + l] at
+/// shared index m * T + l, for m < 2^k and l < T = 2^log_t, where
+/// k + log_t = BLOCK_LOG (or log_n when the whole transform is one block).
+/// blockDim = max(1, 2^(k + log_t) / 4): four elements per thread.
+static __global__ void __launch_bounds__(PASS_THREADS)
+    pass_kernel(fr_t* a, const fr_t* tw, uint32_t log_n, uint32_t s, uint32_t k, uint32_t log_t, pass_args args) {
+    __shared__ fr_t sh[1u << BLOCK_LOG];
+    const uint32_t count = 1u << (k + log_t);
+    const uint32_t tiles_log = s - log_t;  // column tiles per row of 2^s columns
+    const size_t hi = size_t(blockIdx.x) >> tiles_log;
+    const size_t lo0 = (size_t(blockIdx.x) & ((size_t(1) << tiles_log) - 1)) << log_t;
+    const size_t base = (hi << (s + k)) + lo0;
+    const uint32_t t_mask = (1u << log_t) - 1;
+
+    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
+        const size_t i = base + (size_t(e >> log_t) << s) + (e & t_mask);
+        if (args.gather_from) {
+            const size_t from = bit_reverse(i, log_n);
+            fr_t x = args.gather_from[from];
+            if (args.shift_in) x = x * args.g.at(from);
+            sh[e] = x;
+        } else {
+            sh[e] = a[i];
+        }
+    }
     __syncthreads();
-    for (uint32_t st = 0; st < stages; st++) {
-        uint32_t h = 1u << st;
-        uint32_t j = t & (h - 1);
-        uint32_t i0 = ((t >> st) << (st + 1)) | j;
-        fr_t w = tw[size_t(j) << (log_n - 1 - st)];
-        butterfly(s[i0], s[i0 + h], w);
+
+    const uint32_t l = threadIdx.x & t_mask;
+    const uint32_t q0 = threadIdx.x >> log_t;  // this thread's group of rows
+    uint32_t u = 0;
+    for (; u + 2 <= k; u += 2) {
+        // Rows m0 + {0, h, 2h, 3h}: stage u pairs (0,1), (2,3); stage u+1
+        // pairs (0,2) with the same j and (1,3) with j + 2^(s+u).
+        const uint32_t h = 1u << u;
+        const uint32_t jm = q0 & (h - 1);
+        const uint32_t m0 = ((q0 >> u) << (u + 2)) | jm;
+        const uint32_t st = s + u;
+        const size_t j = (size_t(jm) << s) + lo0 + l;
+        fr_t& e0 = sh[(m0 << log_t) + l];
+        fr_t& e1 = sh[((m0 + h) << log_t) + l];
+        fr_t& e2 = sh[((m0 + 2 * h) << log_t) + l];
+        fr_t& e3 = sh[((m0 + 3 * h) << log_t) + l];
+        fr_t x0 = e0, x1 = e1, x2 = e2, x3 = e3;
+        const fr_t w1 = tw[j << (log_n - 1 - st)];
+        butterfly(x0, x1, w1);
+        butterfly(x2, x3, w1);
+        butterfly(x0, x2, tw[j << (log_n - 2 - st)]);
+        butterfly(x1, x3, tw[(j + (size_t(1) << st)) << (log_n - 2 - st)]);
+        e0 = x0;
+        e1 = x1;
+        e2 = x2;
+        e3 = x3;
         __syncthreads();
     }
-    chunk[t] = s[t];
-    chunk[t + half] = s[t + half];
-}
+    if (u < k) {
+        // One stage left: butterfly b pairs rows m0 and m0 + h of column b mod T.
+        const uint32_t h = 1u << u;
+        const uint32_t st = s + u;
+        for (uint32_t b = threadIdx.x; b < count / 2; b += blockDim.x) {
+            const uint32_t col = b & t_mask, q = b >> log_t;
+            const uint32_t jm = q & (h - 1);
+            const uint32_t m0 = ((q >> u) << (u + 1)) | jm;
+            const size_t j = (size_t(jm) << s) + lo0 + col;
+            butterfly(sh[(m0 << log_t) + col], sh[((m0 + h) << log_t) + col], tw[j << (log_n - 1 - st)]);
+        }
+        __syncthreads();
+    }
 
-/// Stage st alone; one thread per butterfly (n/2 threads).
-__global__ void radix2_stage_kernel(fr_t* a, const fr_t* tw, uint32_t log_n, uint32_t st) {
-    size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= (size_t(1) << (log_n - 1))) return;
-    size_t h = size_t(1) << st;
-    size_t j = t & (h - 1);
-    size_t i0 = ((t >> st) << (st + 1)) | j;
-    fr_t u = a[i0], v = a[i0 + h];
-    butterfly(u, v, tw[j << (log_n - 1 - st)]);
-    a[i0] = u;
-    a[i0 + h] = v;
-}
-
-/// Stages st and st+1 in one pass; one thread per 4 elements (n/4 threads).
-/// Stage st pairs (0,1) and (2,3) with twiddle index j; stage st+1 pairs
-/// (0,2) with j and (1,3) with j + 2^st.
-__global__ void radix4_stage_kernel(fr_t* a, const fr_t* tw, uint32_t log_n, uint32_t st) {
-    size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= (size_t(1) << (log_n - 2))) return;
-    size_t h = size_t(1) << st;
-    size_t j = t & (h - 1);
-    size_t i0 = ((t >> st) << (st + 2)) | j;
-    fr_t e0 = a[i0], e1 = a[i0 + h], e2 = a[i0 + 2 * h], e3 = a[i0 + 3 * h];
-    fr_t w1 = tw[j << (log_n - 1 - st)];
-    butterfly(e0, e1, w1);
-    butterfly(e2, e3, w1);
-    butterfly(e0, e2, tw[j << (log_n - 2 - st)]);
-    butterfly(e1, e3, tw[(j + h) << (log_n - 2 - st)]);
-    a[i0] = e0;
-    a[i0 + h] = e1;
-    a[i0 + 2 * h] = e2;
-    a[i0 + 3 * h] = e3;
-}
-
-/// a[i] *= c * (coset ? g^-i : 1).
-__global__ void scale_kernel(fr_t* a, fr_t c, uint32_t log_n, bool coset, split_powers g_inv) {
-    size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >> log_n) return;
-    fr_t f = coset ? c * g_inv.at(i) : c;
-    a[i] = a[i] * f;
+    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
+        const size_t i = base + (size_t(e >> log_t) << s) + (e & t_mask);
+        fr_t x = sh[e];
+        if (args.scale_out) x = x * (args.shift_out ? args.scale * args.g_inv.at(i) : args.scale);
+        a[i] = x;
+    }
 }
 
 }  // namespace cuzk::ntt
