@@ -9,12 +9,25 @@
 
 namespace cuzk::g16 {
 
-void epilogue(const vk_points& vk, const circuit_sums& sums, const fr_t& r, const fr_t& s, uint8_t out[192]) {
+blinding blind(const vk_points& vk, const fr_t& r, const fr_t& s) {
     const g1 delta1 = g1::from_affine(vk.delta_g1);
-    const g1 a = g1::from_affine(vk.alpha_g1).add(sums.a).add(mul(delta1, r));
-    const g1 b1 = g1::from_affine(vk.beta_g1).add(sums.b_g1).add(mul(delta1, s));
-    const g2 b2 = g2::from_affine(vk.beta_g2).add(sums.b_g2).add(mul(g2::from_affine(vk.delta_g2), s));
-    const g1 c = sums.l.add(sums.h).add(mul(a, s)).add(mul(b1, r)).add(mul(delta1, r * s).neg());
+    blinding bl;
+    bl.r = r;
+    bl.s = s;
+    bl.a = g1::from_affine(vk.alpha_g1).add(mul(delta1, r));
+    bl.b_g2 = g2::from_affine(vk.beta_g2).add(mul(g2::from_affine(vk.delta_g2), s));
+    bl.c = mul(g1::from_affine(vk.alpha_g1), s).add(mul(g1::from_affine(vk.beta_g1), r)).add(mul(delta1, r * s));
+    return bl;
+}
+
+g1 sum_product(const blinding& bl, const circuit_sums& sums, int which) {
+    return which == 0 ? mul(sums.a, bl.s) : mul(sums.b_g1, bl.r);
+}
+
+void epilogue(const blinding& bl, const circuit_sums& sums, const g1& s_sum_a, const g1& r_sum_b1, uint8_t out[192]) {
+    const g1 a = sums.a.add(bl.a);
+    const g2 b2 = sums.b_g2.add(bl.b_g2);
+    const g1 c = sums.l.add(sums.h).add(s_sum_a).add(r_sum_b1).add(bl.c);
     compress(a.to_affine(), out);
     compress(b2.to_affine(), out + 48);
     compress(c.to_affine(), out + 144);
@@ -60,7 +73,8 @@ void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uin
     fr_t r, sc;
     std::memcpy(&r, rs.data(), 32);
     std::memcpy(&sc, rs.data() + 4, 32);
-    epilogue(read_vk(vk), s, r, sc, proof.data());
+    const blinding bl = blind(read_vk(vk), r, sc);
+    epilogue(bl, s, sum_product(bl, s, 0), sum_product(bl, s, 1), proof.data());
 }
 
 }  // namespace cuzk

@@ -95,6 +95,7 @@ std::vector<uint64_t> host_gather(const query_bases& q, const std::vector<uint32
 
 /// Everything the CPU prep thread builds; freed on the freeing thread.
 struct host_temporaries {
+    std::vector<blinding> blindings;
     query_split l, a, b;
     std::vector<uint64_t> tail_msm_l_bases, tail_msm_a_bases, tail_msm_b_g1_bases, tail_msm_b_g2_bases;
 };
@@ -155,12 +156,22 @@ void prove_query(const batch& bt, const query_bases& bases, const query_split& s
     });
 }
 
+fr_t scalar_of(const std::array<uint64_t, 4>& limbs) {
+    fr_t x;
+    std::memcpy(&x, limbs.data(), sizeof(x));
+    return x;
+}
+
 /// The CPU prep thread's work: the three splits and, when streaming, the
 /// host gathers of the tail bases.
 void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
     const unsigned threads = cpu_threads();
     double alloc_ms = 0;
     const auto start = steady::now();
+    tmp.blindings.resize(bt.inputs.size());
+    parallel_for(bt.inputs.size(), threads, [&](size_t i) {
+        tmp.blindings[i] = blind(bt.srs.vk, scalar_of(bt.inputs[i]->r), scalar_of(bt.inputs[i]->s));
+    });
     const std::vector<aux_classes> classes = classify_aux(bt.circuits, threads, &alloc_ms);
     tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms);
     tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms);
@@ -239,11 +250,6 @@ batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circui
     return bt;
 }
 
-fr_t scalar_of(const std::array<uint64_t, 4>& limbs) {
-    fr_t x;
-    std::memcpy(&x, limbs.data(), sizeof(x));
-    return x;
-}
 
 Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits,
                            bool timing, rust::Slice<uint8_t> proofs) {
@@ -301,9 +307,12 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<co
                        [&](size_t i) -> g2& { return sums[i].b_g2; });
 
     timed(&tm.epilogue_ms, [&] {
+        std::vector<g1> products(2 * count);
+        parallel_for(2 * count, cpu_threads(), [&](size_t k) {
+            products[k] = sum_product(tmp->blindings[k / 2], sums[k / 2], int(k % 2));
+        });
         parallel_for(count, cpu_threads(), [&](size_t i) {
-            const Groth16Circuit& c = *bt.inputs[i];
-            epilogue(srs.vk, sums[i], scalar_of(c.r), scalar_of(c.s), proofs.data() + 192 * i);
+            epilogue(tmp->blindings[i], sums[i], products[2 * i], products[2 * i + 1], proofs.data() + 192 * i);
         });
     });
 
