@@ -27,6 +27,9 @@ void curve_op(Curve curve, CurveOp op, rust::Slice<const uint64_t> p, rust::Slic
               rust::Slice<uint64_t> out);
 void ntt_root_of_unity(uint32_t log_n, rust::Slice<uint64_t> out);
 
+// Operating-system services (cpp/os.cpp).
+void lower_thread_priority(int32_t steps);
+
 // GPU entry points (cuda/api/*.cu, or cpp/no_gpu.cpp when built without nvcc).
 int32_t device_count();
 DeviceInfo device_info(int32_t id);

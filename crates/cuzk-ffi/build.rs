@@ -51,6 +51,7 @@ fn main() {
     let mut host = cxx_build::bridge("src/lib.rs");
     host.file(root.join("cpp/host_hooks.cpp"))
         .file(root.join("cpp/msm_host.cpp"))
+        .file(root.join("cpp/os.cpp"))
         .include(&root)
         .std("c++17")
         .opt_level(2)

@@ -139,6 +139,11 @@ pub mod ffi {
         /// The primitive 2^log_n-th root of unity the NTT kernels use.
         fn ntt_root_of_unity(log_n: u32, out: &mut [u64]) -> Result<()>;
 
+        /// Raises the calling thread's nice value by `steps` (Linux; elsewhere
+        /// an `unsupported` error), so the threads that feed the GPUs win
+        /// the cores from it.
+        fn lower_thread_priority(steps: i32) -> Result<()>;
+
         /// Number of CUDA devices; `no_gpu` when there is none or no driver.
         fn device_count() -> Result<i32>;
         /// Properties and free memory of one device.

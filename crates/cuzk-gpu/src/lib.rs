@@ -23,6 +23,8 @@ pub mod batch_add;
 pub mod srs;
 /// Groth16 proofs on a device (the host function of DESIGN §4).
 pub mod groth16;
+/// Host services of the bridge (thread priorities).
+pub mod host;
 
 pub use device::{devices, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};

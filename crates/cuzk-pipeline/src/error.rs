@@ -50,4 +50,7 @@ pub enum EngineError {
     /// The engine shut down before the job finished.
     #[error("engine shut down")]
     Shutdown,
+    /// The engine could not start its threads.
+    #[error("cannot start the engine's threads: {0}")]
+    Threads(String),
 }
