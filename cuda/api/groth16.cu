@@ -12,6 +12,7 @@
 #include "cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "groth16.hpp"
+#include "host_copy.hpp"
 #include "timer.cuh"
 
 namespace cuzk::g16 {
@@ -127,22 +128,6 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* posi
 /// Bytes per pinned staging buffer of the uploads of a, b and c.
 constexpr uint64_t STAGE_BYTES = uint64_t(32) << 20;
 
-/// Copies `bytes` from `src` to `dst` on up to `threads` threads: one
-/// thread cannot read pageable memory as fast as the DMA engine drains
-/// pinned memory.
-void parallel_memcpy(void* dst, const void* src, uint64_t bytes, unsigned threads) {
-    const uint64_t per = (bytes + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads && t * per < bytes; t++) {
-        pool.emplace_back([=] {
-            std::memcpy(static_cast<uint8_t*>(dst) + t * per, static_cast<const uint8_t*>(src) + t * per,
-                        std::min(per, bytes - t * per));
-        });
-    }
-    std::memcpy(dst, src, std::min(per, bytes));
-    for (auto& th : pool) th.join();
-}
-
 struct quotient_engine::state {
     int32_t device;
     uint32_t log_n;
@@ -157,7 +142,7 @@ struct quotient_engine::state {
     /// Two pinned staging buffers, each free again once its event fires.
     pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
     cuda::event staged[2], uploaded;
-    unsigned copy_threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+    copy_pool copier{std::max(1u, std::min(8u, std::thread::hardware_concurrency()))};
 
     state(int32_t id, uint32_t log)
         : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t(n), dom(log, s) {
@@ -181,7 +166,7 @@ struct quotient_engine::state {
         for (uint64_t off = 0, k = 0; off < bytes; off += STAGE_BYTES, k ^= 1) {
             const uint64_t len = std::min(STAGE_BYTES, bytes - off);
             CUZK_CUDA(cudaEventSynchronize(staged[k]));
-            parallel_memcpy(stage[k].data(), src + off, len, copy_threads);
+            copier.copy(stage[k].data(), src + off, len);
             CUZK_CUDA(cudaMemcpyAsync(dst + off, stage[k].data(), len, cudaMemcpyHostToDevice, copy));
             CUZK_CUDA(cudaEventRecord(staged[k], copy));
         }
