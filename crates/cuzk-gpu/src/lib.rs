@@ -23,12 +23,16 @@ pub mod batch_add;
 pub mod srs;
 /// Groth16 proofs on a device (the host function of DESIGN §4).
 pub mod groth16;
+/// Recorded shapes resident on a device and the sparse products a, b, c
+/// computed there from a witness (DESIGN §5).
+pub mod spmv;
 
 pub use device::{devices, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
 pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
-pub use groth16::{prove, HostTimings};
+pub use groth16::{prove, prove_recorded, HostTimings};
+pub use spmv::DeviceShape;
 pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
 pub use ntt::{ntt, NttKind};
 
