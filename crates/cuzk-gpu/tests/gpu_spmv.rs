@@ -94,29 +94,26 @@ fn narrow_and_wide_indices_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng)
     }
 }
 
-/// The CPU's lowest unsatisfied row of `w`.
-fn cpu_row(shape: &RecordedShape<Scalar>, w: &Witness<Scalar>) -> usize {
-    match shape.evaluate(w.clone()) {
-        Err(SynthesisError::UnsatisfiedConstraint(row)) => row,
-        other => panic!("expected an unsatisfied row on the CPU, got {:?}", other.map(|_| ())),
+/// A copy of `w` with a random aux value off by one that the CPU finds
+/// unsatisfied, and the CPU's lowest unsatisfied row.
+fn tampered(shape: &RecordedShape<Scalar>, w: &Witness<Scalar>, rng: &mut ChaCha20Rng) -> (Witness<Scalar>, usize) {
+    for _ in 0..100 {
+        let mut t = w.clone();
+        let i = (rng.next_u64() % t.aux.len() as u64) as usize;
+        t.aux[i] += Scalar::from(1u64);
+        if let Err(SynthesisError::UnsatisfiedConstraint(row)) = shape.evaluate(t.clone()) {
+            return (t, row);
+        }
     }
-}
-
-/// A copy of `w` with aux value i off by one.
-fn tampered(w: &Witness<Scalar>, i: usize) -> Witness<Scalar> {
-    let mut t = w.clone();
-    t.aux[i] += Scalar::from(1u64);
-    t
+    panic!("100 aux values off by one all left the witness satisfied");
 }
 
 fn unsatisfied_rows_are_the_cpus_then_the_shape_still_works(device: &Device, rng: &mut ChaCha20Rng) {
     let (shape, w) = record(Workload::Sha256.circuit::<Scalar>(1, rng.next_u64()).unwrap());
     let resident = DeviceShape::upload(device, &shape).unwrap();
     for _ in 0..8 {
-        let i = (rng.next_u64() % w.aux.len() as u64) as usize;
-        let bad = tampered(&w, i);
-        let row = cpu_row(&shape, &bad);
-        assert_eq!(resident.evaluate(&bad), Err(GpuError::UnsatisfiedConstraint { row }), "aux {i}");
+        let (bad, row) = tampered(&shape, &w, rng);
+        assert_eq!(resident.evaluate(&bad), Err(GpuError::UnsatisfiedConstraint { row }));
         check(&shape, &w, resident.evaluate(&w)).unwrap();
     }
     let mut short = w.clone();
@@ -185,12 +182,11 @@ fn recorded_failures_are_typed_then_proofs_succeed(device: &Device, rng: &mut Ch
     let s = setup(device, rng, Workload::Sha256, 1, SrsPlacement::Auto);
     let (_, mut witnesses) = s.witnesses(rng, 3);
     let randomness: Vec<_> = (0..3).map(|_| (random_nonzero_scalar(&mut *rng), random_nonzero_scalar(&mut *rng))).collect();
-    let i = (rng.next_u64() % witnesses[1].aux.len() as u64) as usize;
-    witnesses[1] = tampered(&witnesses[1], i);
-    let row = cpu_row(&s.shape, &witnesses[1]);
+    let row;
+    (witnesses[1], row) = tampered(&s.shape, &witnesses[1], rng);
     match prove_recorded(device, &s.srs, &s.resident, &witnesses, &randomness, false) {
         Err(e) => assert_eq!(e, GpuError::UnsatisfiedConstraint { row }),
-        Ok(_) => panic!("a tampered witness (aux {i}) proved"),
+        Ok(_) => panic!("a tampered witness proved"),
     }
     let mut short = witnesses[0].clone();
     short.aux.pop();
