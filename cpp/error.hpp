@@ -6,6 +6,7 @@
 //   cuda_oom(requested=B,free=F): ...        device allocation failed
 //   cuda_error(CODE): ...                    any other CUDA runtime error
 //   invalid_input: ...                       caller passed malformed data
+//   unsatisfied(row=R): ...                  the witness fails constraint R (the lowest such)
 #pragma once
 
 #include <cstdint>
@@ -41,5 +42,9 @@ private:
 }
 
 [[noreturn]] inline void throw_invalid(const std::string& detail) { throw error("invalid_input: " + detail); }
+
+[[noreturn]] inline void throw_unsatisfied(uint64_t row) {
+    throw error("unsatisfied(row=" + std::to_string(row) + "): the witness does not satisfy a·b = c in this row");
+}
 
 }  // namespace cuzk

@@ -25,4 +25,15 @@ rust::Vec<float> fr_ntt_timed(const DeviceArray&, NttKind, uint32_t, rust::Slice
 float fp_mul_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 float g1_add_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 
+struct DeviceR1cs::state {};
+DeviceR1cs::~DeviceR1cs() = default;
+std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t, const R1csMatrix&, const R1csMatrix&, const R1csMatrix&,
+                                        rust::Slice<const uint64_t>, uint64_t, uint64_t) {
+    unavailable();
+}
+void r1cs_evaluate(const DeviceR1cs&, rust::Slice<const uint64_t>, rust::Slice<const uint64_t>, rust::Slice<uint64_t>,
+                   rust::Slice<uint64_t>, rust::Slice<uint64_t>) {
+    unavailable();
+}
+
 }  // namespace cuzk

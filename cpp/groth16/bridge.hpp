@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "../../cuda/api/spmv.hpp"
 #include "rust/cxx.h"
 #include "srs.hpp"
 
@@ -42,6 +43,15 @@ bool groth16_srs_resident(const Groth16Srs& srs);
 Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
                                          rust::Slice<const Groth16Circuit> circuits, bool timing,
                                          rust::Slice<uint8_t> proofs);
+
+/// As generate_groth16_proofs_c for circuits of one recorded shape, resident
+/// on the SRS's device: each circuit gives its witness (input, aux) and
+/// densities with empty a, b, c, which the device computes from the witness
+/// (its only upload for H). A witness that fails a constraint is an
+/// unsatisfied(row=R) error naming the lowest such row.
+Groth16Timings generate_groth16_proofs_recorded_c(int32_t device, const Groth16Srs& srs, const DeviceR1cs& shape,
+                                                  rust::Slice<const Groth16Circuit> circuits, bool timing,
+                                                  rust::Slice<uint8_t> proofs);
 
 /// Host test hook: the epilogue alone. `vk` as for the upload; `sums` the
 /// Jacobian limbs of ΣA, ΣB (G1), ΣB (G2), ΣL, ΣH; `rs` r then s.

@@ -20,5 +20,9 @@ quotient_engine::quotient_engine(int32_t, uint32_t) { unavailable(); }
 quotient_engine::~quotient_engine() = default;
 void release_idle_quotients(int32_t) {}
 const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t) { unavailable(); }
+const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs&, const uint64_t*, uint64_t, const uint64_t*,
+                                                 uint64_t) {
+    unavailable();
+}
 
 }  // namespace cuzk::g16

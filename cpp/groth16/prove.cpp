@@ -226,16 +226,33 @@ circuit_view view_of(const Groth16Circuit& c, size_t i) {
     return v;
 }
 
-/// Checks every circuit against the SRS and builds its view.
-batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits) {
+/// The number of constraints of circuit i: its a, b, c evaluations, or
+/// with a recorded shape (which computes them), the shape's rows.
+uint64_t constraints_of(const Groth16Circuit& c, size_t i, const DeviceR1cs* shape) {
+    const uint64_t m = scalars_in(c.a, i, "a");
+    if (scalars_in(c.b, i, "b") != m || scalars_in(c.c, i, "c") != m)
+        throw_invalid("circuit " + std::to_string(i) + ": a, b and c differ in length");
+    if (!shape) return m;
+    if (m != 0)
+        throw_invalid("circuit " + std::to_string(i) + ": a, b and c must be empty when the shape computes them");
+    if (c.input.size() != 4 * shape->num_inputs() || c.aux.size() != 4 * shape->num_aux())
+        throw_invalid("circuit " + std::to_string(i) + ": the shape has " + std::to_string(shape->num_inputs()) +
+                      " inputs and " + std::to_string(shape->num_aux()) + " aux variables, the witness " +
+                      std::to_string(c.input.size() / 4) + " and " + std::to_string(c.aux.size() / 4));
+    return shape->rows();
+}
+
+/// Checks every circuit against the SRS (and the shape, if any) and builds its view.
+batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits, const DeviceR1cs* shape) {
     batch bt{srs, {}, {}, srs.h.len + 1, 0};
     if (srs.log_domain() < 0) throw_invalid("the SRS has " + std::to_string(srs.h.len) + " h bases: not 2^k - 1");
     bt.log_n = uint32_t(srs.log_domain());
+    if (shape && shape->device() != srs.device)
+        throw_invalid("the shape is on device " + std::to_string(shape->device()) + ", the SRS on device " +
+                      std::to_string(srs.device));
     for (size_t i = 0; i < circuits.size(); i++) {
         const Groth16Circuit& c = circuits[i];
-        const uint64_t m = scalars_in(c.a, i, "a");
-        if (scalars_in(c.b, i, "b") != m || scalars_in(c.c, i, "c") != m)
-            throw_invalid("circuit " + std::to_string(i) + ": a, b and c differ in length");
+        const uint64_t m = constraints_of(c, i, shape);
         uint64_t domain = 1;
         while (domain < m) domain *= 2;
         expect(srs.h.len, domain - 1, i, "h bases (domain size - 1)");
@@ -250,9 +267,8 @@ batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circui
     return bt;
 }
 
-
-Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits,
-                           bool timing, rust::Slice<uint8_t> proofs) {
+Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1cs* shape,
+                           rust::Slice<const Groth16Circuit> circuits, bool timing, rust::Slice<uint8_t> proofs) {
     const auto t0 = steady::now();
     const call_in_flight counted;
     Groth16Timings tm{};
@@ -261,7 +277,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<co
     if (proofs.size() != 192 * circuits.size())
         throw_invalid("proofs: " + std::to_string(proofs.size()) + " bytes for " + std::to_string(circuits.size()) +
                       " proofs of 192");
-    const batch bt = make_batch(srs, circuits);
+    const batch bt = make_batch(srs, circuits, shape);
     const size_t count = bt.circuits.size();
     if (count == 0) return tm;
 
@@ -288,7 +304,9 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, rust::Slice<co
         quotient_engine engine(device, bt.log_n);
         for (size_t i = 0; i < count; i++) {
             const Groth16Circuit& c = *bt.inputs[i];
-            const DeviceArray& h = engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
+            const DeviceArray& h =
+                shape ? engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(), c.aux.size() / 4)
+                      : engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(h, first, len)));
             });
@@ -355,17 +373,32 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
     return out;
 }
 
-Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
-                                         rust::Slice<const Groth16Circuit> circuits, bool timing,
-                                         rust::Slice<uint8_t> proofs) {
-    // cxx turns std::exceptions into Rust errors; anything else would abort.
+namespace {
+
+/// cxx turns std::exceptions into Rust errors; anything else would abort.
+Groth16Timings guarded(int32_t device, const Groth16Srs& srs, const DeviceR1cs* shape,
+                       rust::Slice<const Groth16Circuit> circuits, bool timing, rust::Slice<uint8_t> proofs) {
     try {
-        return prove_batch(device, srs, circuits, timing, proofs);
+        return prove_batch(device, srs, shape, circuits, timing, proofs);
     } catch (const std::exception&) {
         throw;
     } catch (...) {
         throw error("host_error: a non-standard C++ exception in the Groth16 host function");
     }
+}
+
+}  // namespace
+
+Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
+                                         rust::Slice<const Groth16Circuit> circuits, bool timing,
+                                         rust::Slice<uint8_t> proofs) {
+    return guarded(device, srs, nullptr, circuits, timing, proofs);
+}
+
+Groth16Timings generate_groth16_proofs_recorded_c(int32_t device, const Groth16Srs& srs, const DeviceR1cs& shape,
+                                                  rust::Slice<const Groth16Circuit> circuits, bool timing,
+                                                  rust::Slice<uint8_t> proofs) {
+    return guarded(device, srs, &shape, circuits, timing, proofs);
 }
 
 }  // namespace cuzk

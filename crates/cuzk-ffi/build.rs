@@ -16,8 +16,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
-const CUDA_SOURCES: [&str; 5] =
-    ["cuda/api/device.cu", "cuda/api/ntt.cu", "cuda/api/msm.cu", "cuda/api/groth16.cu", "cuda/api/bench.cu"];
+const CUDA_SOURCES: [&str; 6] = [
+    "cuda/api/device.cu",
+    "cuda/api/ntt.cu",
+    "cuda/api/msm.cu",
+    "cuda/api/groth16.cu",
+    "cuda/api/bench.cu",
+    "cuda/api/spmv.cu",
+];
 /// The C++ host code of the Groth16 host function (cpp/groth16/).
 const GROTH16_SOURCES: [&str; 5] =
     ["cpp/groth16/srs.cpp", "cpp/groth16/prove.cpp", "cpp/groth16/split.cpp", "cpp/groth16/epilogue.cpp", "cpp/groth16/dealloc.cpp"];
@@ -52,6 +58,7 @@ fn main() {
     host.file(root.join("cpp/host_hooks.cpp"))
         .file(root.join("cpp/msm_host.cpp"))
         .file(root.join("cpp/os.cpp"))
+        .file(root.join("cpp/r1cs_host.cpp"))
         .include(&root)
         .std("c++17")
         .opt_level(2)

@@ -13,6 +13,7 @@
 #include "cuzk-ffi/src/lib.rs.h"
 #include "groth16.hpp"
 #include "host_copy.hpp"
+#include "spmv.cuh"
 #include "timer.cuh"
 
 namespace cuzk::g16 {
@@ -143,6 +144,8 @@ struct quotient_engine::state {
     pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
     cuda::event staged[2], uploaded;
     copy_pool copier{std::max(1u, std::min(8u, std::thread::hardware_concurrency()))};
+    /// The witness of run_recorded, kept between calls like the buffers.
+    spmv::scratch witness;
 
     state(int32_t id, uint32_t log)
         : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t(n), dom(log, s) {
@@ -155,21 +158,26 @@ struct quotient_engine::state {
     /// the CPU domain defines it (ntt::domain::run).
     void transform(const fr_t* in, fr_t* out, bool inverse, bool coset) { dom.run(in, out, inverse, coset, s); }
 
-    /// Uploads m evaluations through the pinned staging buffers on the copy
-    /// stream (the host fills one buffer while the other drains), zero-pads
-    /// to n, and queues their move to the coset behind the upload.
-    void to_coset(fr_t* buf, const uint64_t* host, uint64_t m) {
-        if (m < n) CUZK_CUDA(cudaMemsetAsync(buf + m, 0, (n - m) * sizeof(fr_t), copy));
-        const uint64_t bytes = m * sizeof(fr_t);
-        const auto* src = reinterpret_cast<const uint8_t*>(host);
-        auto* dst = reinterpret_cast<uint8_t*>(buf);
+    /// Queues the copy of `bytes` from host memory to `dst` on the copy
+    /// stream through the two pinned staging buffers: the host fills one
+    /// while the other drains.
+    void upload_staged(void* dst, const void* host, uint64_t bytes) {
+        const auto* src = static_cast<const uint8_t*>(host);
+        auto* out = static_cast<uint8_t*>(dst);
         for (uint64_t off = 0, k = 0; off < bytes; off += STAGE_BYTES, k ^= 1) {
             const uint64_t len = std::min(STAGE_BYTES, bytes - off);
             CUZK_CUDA(cudaEventSynchronize(staged[k]));
             copier.copy(stage[k].data(), src + off, len);
-            CUZK_CUDA(cudaMemcpyAsync(dst + off, stage[k].data(), len, cudaMemcpyHostToDevice, copy));
+            CUZK_CUDA(cudaMemcpyAsync(out + off, stage[k].data(), len, cudaMemcpyHostToDevice, copy));
             CUZK_CUDA(cudaEventRecord(staged[k], copy));
         }
+    }
+
+    /// Uploads m evaluations (upload_staged), zero-pads to n, and queues
+    /// their move to the coset behind the upload.
+    void to_coset(fr_t* buf, const uint64_t* host, uint64_t m) {
+        if (m < n) CUZK_CUDA(cudaMemsetAsync(buf + m, 0, (n - m) * sizeof(fr_t), copy));
+        upload_staged(buf, host, m * sizeof(fr_t));
         CUZK_CUDA(cudaEventRecord(uploaded, copy));
         CUZK_CUDA(cudaStreamWaitEvent(s, uploaded, 0));
         transform(buf, t.get(), true, false);
@@ -257,6 +265,44 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, co
     CUZK_LAUNCHED();
     st.transform(st.a.get(), st.t.get(), true, true);
     st.s.sync();
+    return *st.result;
+}
+
+const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
+                                                 const uint64_t* aux, uint64_t num_aux) {
+    state& st = *s_;
+    const uint64_t m = shape.rows();
+    if (shape.device() != st.device)
+        throw_invalid("quotient: the shape is on device " + std::to_string(shape.device()) + ", not device " +
+                      std::to_string(st.device));
+    if (m == 0 || m > st.n)
+        throw_invalid("quotient: " + std::to_string(m) + " constraints for a domain of " + std::to_string(st.n));
+    if (num_inputs != shape.num_inputs() || num_aux != shape.num_aux())
+        throw_invalid("quotient: the shape has " + std::to_string(shape.num_inputs()) + " inputs and " +
+                      std::to_string(shape.num_aux()) + " aux variables, the witness " + std::to_string(num_inputs) +
+                      " and " + std::to_string(num_aux));
+    cuda::use_device(st.device);
+    st.witness.reserve(num_inputs + num_aux);
+    st.upload_staged(st.witness.witness(), inputs, num_inputs * sizeof(fr_t));
+    st.upload_staged(st.witness.witness() + num_inputs, aux, num_aux * sizeof(fr_t));
+    CUZK_CUDA(cudaEventRecord(st.uploaded, st.copy));
+    CUZK_CUDA(cudaStreamWaitEvent(st.s, st.uploaded, 0));
+    // Rows past the shape's come out zero: the padding to the domain.
+    spmv::evaluate_async(shape, st.witness, st.a.get(), st.b.get(), st.c.get(), st.n, st.s);
+    if (st.log_n == 0) {
+        // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
+        CUZK_CUDA(cudaMemsetAsync(st.t.get(), 0, sizeof(fr_t), st.s));
+    } else {
+        for (fr_t* buf : {st.a.get(), st.b.get(), st.c.get()}) {
+            st.transform(buf, st.t.get(), true, false);
+            st.transform(st.t.get(), buf, false, true);
+        }
+        divide_kernel<<<cuda::blocks_for(st.n, THREADS), THREADS, 0, st.s>>>(st.a.get(), st.b.get(), st.c.get(),
+                                                                             st.z_inv, st.n);
+        CUZK_LAUNCHED();
+        st.transform(st.a.get(), st.t.get(), true, true);
+    }
+    spmv::check_rows(st.witness, st.s);
     return *st.result;
 }
 

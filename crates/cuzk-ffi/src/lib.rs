@@ -3,7 +3,7 @@
 //!
 //! Every fallible C++ function returns `Result`: C++ throws a `cuzk::error`
 //! whose message starts with a machine-readable kind (`no_gpu`, `no_device`,
-//! `cuda_oom`, `cuda_error`, `invalid_input`, see cpp/error.hpp) and cxx
+//! `cuda_oom`, `cuda_error`, `invalid_input`, `unsatisfied`, see cpp/error.hpp) and cxx
 //! turns it into an `Err(cxx::Exception)`; nothing unwinds across the FFI.
 //! `cuzk-gpu` parses those kinds into its typed error.
 
@@ -204,6 +204,60 @@ pub mod ffi {
         fn g1_add_chain(id: i32, bases: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
     }
 
+    /// One constraint matrix of a recorded shape (cuzk-synth's `Csr`):
+    /// compressed sparse rows over the columns inputs-then-aux, coefficient
+    /// indices at their recorded width in exactly one of `narrow` and `wide`
+    /// (a matrix without nonzeros may leave both empty).
+    pub struct R1csMatrix<'a> {
+        /// rows + 1 offsets into the nonzeros, from 0 to their count.
+        pub row_ptr: &'a [u32],
+        /// The column of every nonzero.
+        pub cols: &'a [u32],
+        /// 16-bit coefficient table indices (tables of at most 2^16 entries).
+        pub narrow: &'a [u16],
+        /// 32-bit coefficient table indices (larger tables).
+        pub wide: &'a [u32],
+    }
+
+    unsafe extern "C++" {
+        include!("cuda/api/spmv.hpp");
+
+        /// A recorded shape (A, B, C and their coefficient table) resident on one device.
+        type DeviceR1cs;
+
+        /// Uploads a shape to device `device` after checking every index; `coefficients`
+        /// holds 4 Montgomery limbs per table entry, entries 0 and 1 being one and minus one.
+        fn r1cs_upload<'a>(
+            device: i32,
+            a: &R1csMatrix<'a>,
+            b: &R1csMatrix<'a>,
+            c: &R1csMatrix<'a>,
+            coefficients: &[u64],
+            num_inputs: u64,
+            num_aux: u64,
+        ) -> Result<UniquePtr<DeviceR1cs>>;
+        /// a = A·w, b = B·w, c = C·w on the shape's device, one scalar per row each;
+        /// `unsatisfied(row=R)` names the lowest row where a·b ≠ c.
+        fn r1cs_evaluate(
+            shape: &DeviceR1cs,
+            inputs: &[u64],
+            aux: &[u64],
+            a: &mut [u64],
+            b: &mut [u64],
+            c: &mut [u64],
+        ) -> Result<()>;
+        /// Host hook: the same checks and row code on the CPU; `abc` is a, then b, then c.
+        fn r1cs_evaluate_host<'a>(
+            a: &R1csMatrix<'a>,
+            b: &R1csMatrix<'a>,
+            c: &R1csMatrix<'a>,
+            coefficients: &[u64],
+            inputs: &[u64],
+            aux: &[u64],
+            abc: &mut [u64],
+        ) -> Result<()>;
+    }
+
     /// One circuit's input to the Groth16 host function: blstrs' Montgomery
     /// limbs of its ProvingAssignment, its density bitsets as words, and its
     /// blinding factors.
@@ -320,6 +374,16 @@ pub mod ffi {
             timing: bool,
             proofs: &mut [u8],
         ) -> Result<Groth16Timings>;
+        /// As `generate_groth16_proofs_c` for circuits of `shape` (on the SRS's device), whose
+        /// a, b, c are empty: the device computes them from each witness.
+        fn generate_groth16_proofs_recorded_c<'a>(
+            device: i32,
+            srs: &Groth16Srs,
+            shape: &DeviceR1cs,
+            circuits: &[Groth16Circuit<'a>],
+            timing: bool,
+            proofs: &mut [u8],
+        ) -> Result<Groth16Timings>;
         /// Host hook: the split of query `query` (0 = L, 1 = A, 2 = B) over `circuits` on `threads` threads.
         fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32) -> Result<Groth16Split>;
         /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
@@ -344,6 +408,14 @@ const _: () = assert!(std::mem::size_of::<ffi::DeviceInfo>() == 56);
 unsafe impl Send for ffi::Groth16Srs {}
 // SAFETY: as for Send.
 unsafe impl Sync for ffi::Groth16Srs {}
+
+// SAFETY: a DeviceR1cs is immutable after construction (cuda/api/spmv.hpp),
+// each evaluation allocates its own scratch memory, and it frees its device
+// memory in its destructor; the CUDA calls on it are thread-safe, so it may
+// be shared and dropped across threads.
+unsafe impl Send for ffi::DeviceR1cs {}
+// SAFETY: as for Send.
+unsafe impl Sync for ffi::DeviceR1cs {}
 
 // The C++ side asserts the same size (cpp/groth16/prove.cpp).
 const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 72);

@@ -36,6 +36,13 @@ pub enum GpuError {
     /// The C++ side failed outside CUDA (e.g. a host allocation).
     #[error("host error in the C++ layer: {0}")]
     Host(String),
+    /// The witness does not satisfy constraint `row` (the lowest such row,
+    /// the one cuzk-synth's CPU evaluation names too).
+    #[error("the witness does not satisfy constraint {row}")]
+    UnsatisfiedConstraint {
+        /// The row, input rows included, in the prover's order.
+        row: usize,
+    },
     /// An SRS query does not have the size an assignment needs.
     #[error("SRS mismatch: {what}: the SRS has {have}, the assignment needs {need}")]
     SrsMismatch {
@@ -78,6 +85,7 @@ impl GpuError {
             })(),
             "cuda_error" => args.parse().ok().map(|code| GpuError::Cuda { code, message: detail.to_string() }),
             "invalid_input" => Some(GpuError::InvalidInput(detail.to_string())),
+            "unsatisfied" => arg("row").and_then(|r| r.parse().ok()).map(|row| GpuError::UnsatisfiedConstraint { row }),
             _ => None,
         };
         parsed.unwrap_or_else(|| GpuError::Host(message.to_string()))
@@ -105,6 +113,7 @@ mod tests {
             GpuError::Cuda { code: 702, message: "k at a.cu:3: cudaErrorLaunchTimeout".into() },
         );
         check("invalid_input: size 3 is not a power of two", GpuError::InvalidInput("size 3 is not a power of two".into()));
+        check("unsatisfied(row=4096): a·b ≠ c", GpuError::UnsatisfiedConstraint { row: 4096 });
     }
 
     #[test]
@@ -112,5 +121,6 @@ mod tests {
         check("std::bad_alloc", GpuError::Host("std::bad_alloc".into()));
         check("no_device(id=x): y", GpuError::Host("no_device(id=x): y".into()));
         check("cuda_error(abc): y", GpuError::Host("cuda_error(abc): y".into()));
+        check("unsatisfied(row=-1): y", GpuError::Host("unsatisfied(row=-1): y".into()));
     }
 }

@@ -1,10 +1,11 @@
+use crate::spmv::DeviceShape;
 use crate::srs::{GpuSrs, SrsSizes};
 use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::as_limbs;
 use cuzk_ffi::ffi;
 use cuzk_groth16::{Domain, Proof};
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{DensityTracker, ProvingAssignment, Witness};
 
 /// Milliseconds per stage of one host-function call (DESIGN §4.6).
 pub use cuzk_ffi::ffi::Groth16Timings as HostTimings;
@@ -36,20 +37,7 @@ pub fn prove(
     randomness: &[(Scalar, Scalar)],
     timing: bool,
 ) -> Result<(Vec<Proof>, HostTimings), GpuError> {
-    if device.id() != srs.device_id() {
-        return Err(GpuError::InvalidInput(format!(
-            "the SRS was uploaded for device {}, not device {}",
-            srs.device_id(),
-            device.id()
-        )));
-    }
-    if assignments.len() != randomness.len() {
-        return Err(GpuError::InvalidInput(format!(
-            "{} assignments but {} (r, s) pairs",
-            assignments.len(),
-            randomness.len()
-        )));
-    }
+    check_batch(device, srs, assignments.len(), randomness.len())?;
     for pa in assignments {
         check_sizes(&srs.sizes(), pa)?;
     }
@@ -57,13 +45,90 @@ pub fn prove(
         assignments.iter().zip(randomness).map(|(pa, rs)| circuit(pa, rs)).collect();
     let mut bytes = vec![0u8; Proof::SIZE * assignments.len()];
     let timings = ffi::generate_groth16_proofs_c(device.id(), srs.raw(), &circuits, timing, &mut bytes)?;
-    let proofs = Proof::read_many(&bytes)
-        .map_err(|e| GpuError::Host(format!("the host function wrote an undecodable proof: {e}")))?;
-    Ok((proofs, timings))
+    Ok((read_proofs(&bytes)?, timings))
+}
+
+/// As [`prove`] for witnesses of one recorded shape resident on the same
+/// device: a, b, c are computed there from each witness (the only upload of
+/// the quotient), so the CPU runs only witness synthesis. The proofs equal
+/// those of [`prove`] with the assignments `RecordedShape::evaluate` makes,
+/// for the same r and s; a witness that fails a constraint is
+/// `UnsatisfiedConstraint` naming the row the CPU names.
+pub fn prove_recorded(
+    device: &Device,
+    srs: &GpuSrs,
+    shape: &DeviceShape,
+    witnesses: &[Witness<Scalar>],
+    randomness: &[(Scalar, Scalar)],
+    timing: bool,
+) -> Result<(Vec<Proof>, HostTimings), GpuError> {
+    check_batch(device, srs, witnesses.len(), randomness.len())?;
+    if shape.device_id() != device.id() {
+        return Err(GpuError::InvalidInput(format!(
+            "the shape was uploaded for device {}, not device {}",
+            shape.device_id(),
+            device.id()
+        )));
+    }
+    let [a_aux, b_input, b_aux] = shape.densities();
+    check_needs(
+        &srs.sizes(),
+        &Needs {
+            constraints: shape.num_constraints(),
+            inputs: shape.num_inputs(),
+            aux: shape.num_aux(),
+            densities: [a_aux, b_input, b_aux],
+        },
+    )?;
+    for w in witnesses {
+        shape.check_witness(w)?;
+    }
+    let circuits: Vec<ffi::Groth16Circuit<'_>> = witnesses
+        .iter()
+        .zip(randomness)
+        .map(|(w, (r, s))| ffi::Groth16Circuit {
+            a: &[],
+            b: &[],
+            c: &[],
+            input: as_limbs(&w.inputs),
+            aux: as_limbs(&w.aux),
+            a_aux_density: a_aux.words(),
+            b_input_density: b_input.words(),
+            b_aux_density: b_aux.words(),
+            r: limbs4(r),
+            s: limbs4(s),
+        })
+        .collect();
+    let mut bytes = vec![0u8; Proof::SIZE * witnesses.len()];
+    let timings =
+        ffi::generate_groth16_proofs_recorded_c(device.id(), srs.raw(), shape.raw(), &circuits, timing, &mut bytes)?;
+    Ok((read_proofs(&bytes)?, timings))
+}
+
+/// The checks every batch passes: the SRS on this device, one (r, s) per proof.
+fn check_batch(device: &Device, srs: &GpuSrs, proofs: usize, pairs: usize) -> Result<(), GpuError> {
+    if device.id() != srs.device_id() {
+        return Err(GpuError::InvalidInput(format!(
+            "the SRS was uploaded for device {}, not device {}",
+            srs.device_id(),
+            device.id()
+        )));
+    }
+    if proofs != pairs {
+        return Err(GpuError::InvalidInput(format!("{proofs} assignments but {pairs} (r, s) pairs")));
+    }
+    Ok(())
+}
+
+fn read_proofs(bytes: &[u8]) -> Result<Vec<Proof>, GpuError> {
+    Proof::read_many(bytes).map_err(|e| GpuError::Host(format!("the host function wrote an undecodable proof: {e}")))
+}
+
+fn limbs4(x: &Scalar) -> [u64; 4] {
+    as_limbs(std::slice::from_ref(x)).try_into().expect("a scalar is 4 limbs")
 }
 
 fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> ffi::Groth16Circuit<'a> {
-    let limbs4 = |x: &Scalar| -> [u64; 4] { as_limbs(std::slice::from_ref(x)).try_into().expect("a scalar is 4 limbs") };
     ffi::Groth16Circuit {
         a: as_limbs(&pa.a),
         b: as_limbs(&pa.b),
@@ -78,11 +143,18 @@ fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> 
     }
 }
 
+/// What one circuit needs of the SRS.
+struct Needs<'a> {
+    constraints: usize,
+    inputs: usize,
+    aux: usize,
+    /// Aux used in A, inputs used in B, aux used in B.
+    densities: [&'a DensityTracker; 3],
+}
+
 /// Checks every query size of the SRS against what the assignment needs,
 /// as the CPU prover does, naming both sizes when they differ.
 pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(), GpuError> {
-    let domain_size =
-        Domain::size_for(pa.num_constraints()).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
     if pa.b.len() != pa.a.len() || pa.c.len() != pa.a.len() {
         return Err(GpuError::InvalidInput(format!(
             "a, b, c have {}, {}, {} evaluations",
@@ -91,12 +163,26 @@ pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(
             pa.c.len()
         )));
     }
-    let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
+    check_needs(
+        sizes,
+        &Needs {
+            constraints: pa.num_constraints(),
+            inputs: pa.num_inputs(),
+            aux: pa.num_aux(),
+            densities: [&pa.a_aux_density, &pa.b_input_density, &pa.b_aux_density],
+        },
+    )
+}
+
+fn check_needs(sizes: &SrsSizes, needs: &Needs<'_>) -> Result<(), GpuError> {
+    let domain_size = Domain::size_for(needs.constraints).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
+    let [a_aux, b_input, b_aux] = needs.densities;
+    let b_needed = b_input.count_ones() + b_aux.count_ones();
     let checks = [
-        ("IC bases (public inputs with the one)", sizes.ic, pa.num_inputs()),
+        ("IC bases (public inputs with the one)", sizes.ic, needs.inputs),
         ("h bases (domain size - 1)", sizes.h, domain_size - 1),
-        ("l bases (private variables)", sizes.l, pa.num_aux()),
-        ("a bases (inputs + private variables used in A)", sizes.a, pa.num_inputs() + pa.a_aux_density.count_ones()),
+        ("l bases (private variables)", sizes.l, needs.aux),
+        ("a bases (inputs + private variables used in A)", sizes.a, needs.inputs + a_aux.count_ones()),
         ("b bases (variables used in B)", sizes.b, b_needed),
     ];
     for (what, have, need) in checks {
@@ -105,9 +191,9 @@ pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(
         }
     }
     let densities = [
-        ("a_aux_density", pa.a_aux_density.len(), pa.num_aux()),
-        ("b_aux_density", pa.b_aux_density.len(), pa.num_aux()),
-        ("b_input_density", pa.b_input_density.len(), pa.num_inputs()),
+        ("a_aux_density", a_aux.len(), needs.aux),
+        ("b_aux_density", b_aux.len(), needs.aux),
+        ("b_input_density", b_input.len(), needs.inputs),
     ];
     for (what, len, vars) in densities {
         if len != vars {

@@ -25,12 +25,16 @@ pub mod srs;
 pub mod groth16;
 /// Host services of the bridge (thread priorities).
 pub mod host;
+/// Recorded shapes resident on a device and the sparse products a, b, c
+/// computed there from a witness (DESIGN §5).
+pub mod spmv;
 
 pub use device::{devices, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
 pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
-pub use groth16::{prove, HostTimings};
+pub use groth16::{prove, prove_recorded, HostTimings};
+pub use spmv::DeviceShape;
 pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
 pub use ntt::{ntt, NttKind};
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use blstrs::Scalar;
 use cuzk_groth16::{Parameters, Proof};
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
 use crate::cuda::CudaBackend;
 use crate::EngineError;
@@ -33,6 +33,33 @@ pub trait ProveBackend: Send + Sync {
         assignments: &[ProvingAssignment<Scalar>],
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String>;
+
+    /// Whether the backend computes a, b, c itself from a recorded shape and
+    /// a witness ([`ProveBackend::prove_witnesses`]). When every backend of
+    /// an engine does, recorded synthesis stops at the witness.
+    fn takes_witnesses(&self) -> bool {
+        false
+    }
+
+    /// Proves witnesses of one recorded shape. By default the products are
+    /// evaluated on the CPU (every row checked; the engine calls this only
+    /// when [`ProveBackend::takes_witnesses`] says so, so the default's
+    /// copies of the witnesses cost nothing in practice) and proved by
+    /// [`ProveBackend::prove`]; the CUDA backend computes them on its device.
+    fn prove_witnesses(
+        &self,
+        params: &Arc<Parameters>,
+        shape: &Arc<RecordedShape<Scalar>>,
+        witnesses: &[Witness<Scalar>],
+        randomness: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        let assignments = witnesses
+            .iter()
+            .map(|w| shape.evaluate(w.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        self.prove(params, &assignments, randomness)
+    }
 
     /// Makes `params` ready to prove with, once, when the engine loads them
     /// (a GPU uploads its SRS here), so that the cost lands in the jobs'

@@ -2,38 +2,61 @@ use std::sync::{Arc, Mutex, Weak};
 
 use blstrs::Scalar;
 use cuzk_gpu::groth16::HostTimings;
-use cuzk_gpu::{Device, GpuError, GpuSrs, SrsPlacement};
+use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::Parameters;
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
 use crate::backend::{ProveBackend, ProveOutput};
 
 /// One GPU as a backend: the Groth16 host function, with each parameter set
-/// uploaded to this device once and kept there while the engine holds it.
+/// and each recorded shape uploaded to this device once and kept there while
+/// the engine holds it; witnesses of a recorded shape get their a, b, c
+/// computed on the device.
 pub struct CudaBackend {
     device: Device,
     host_timing: bool,
-    resident: Mutex<Vec<(Weak<Parameters>, Arc<GpuSrs>)>>,
+    resident: Cache<Parameters, GpuSrs>,
+    shapes: Cache<RecordedShape<Scalar>, DeviceShape>,
+}
+
+/// Device copies of host values, found by the host value's address; the
+/// weak reference tells when the engine has dropped the host value.
+type Cache<K, V> = Mutex<Vec<(Weak<K>, Arc<V>)>>;
+
+/// The entry of `key` in a cache of device copies, made by `upload` the
+/// first time; entries whose host value is gone are released first.
+fn cached<K, V, E>(cache: &Cache<K, V>, key: &Arc<K>, upload: impl FnOnce() -> Result<V, E>) -> Result<Arc<V>, E> {
+    let mut entries = cache.lock().unwrap_or_else(|p| p.into_inner());
+    entries.retain(|(weak, _)| weak.strong_count() > 0);
+    if let Some((_, v)) = entries.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(key)) {
+        return Ok(v.clone());
+    }
+    let v = Arc::new(upload()?);
+    entries.push((Arc::downgrade(key), v.clone()));
+    Ok(v)
 }
 
 impl CudaBackend {
     /// Opens device `id`. With `host_timing` the host function prints its
     /// `CUZK_TIMING:` line for every call.
     pub fn open(id: i32, host_timing: bool) -> Result<Self, GpuError> {
-        Ok(CudaBackend { device: Device::open(id)?, host_timing, resident: Mutex::new(Vec::new()) })
+        Ok(CudaBackend {
+            device: Device::open(id)?,
+            host_timing,
+            resident: Mutex::new(Vec::new()),
+            shapes: Mutex::new(Vec::new()),
+        })
     }
 
     /// The SRS of `params` on this device, uploading it the first time.
     /// Entries whose parameters the engine has dropped are released here.
     fn srs(&self, params: &Arc<Parameters>) -> Result<Arc<GpuSrs>, GpuError> {
-        let mut resident = self.resident.lock().unwrap_or_else(|p| p.into_inner());
-        resident.retain(|(weak, _)| weak.strong_count() > 0);
-        if let Some((_, srs)) = resident.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(params)) {
-            return Ok(srs.clone());
-        }
-        let srs = Arc::new(GpuSrs::upload(&self.device, params, SrsPlacement::Auto)?);
-        resident.push((Arc::downgrade(params), srs.clone()));
-        Ok(srs)
+        cached(&self.resident, params, || GpuSrs::upload(&self.device, params, SrsPlacement::Auto))
+    }
+
+    /// The recorded shape on this device, uploading it the first time.
+    fn shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<Arc<DeviceShape>, GpuError> {
+        cached(&self.shapes, shape, || DeviceShape::upload(&self.device, shape))
     }
 }
 
@@ -51,6 +74,25 @@ impl ProveBackend for CudaBackend {
         let srs = self.srs(params).map_err(|e| e.to_string())?;
         let (proofs, t) =
             cuzk_gpu::groth16::prove(&self.device, &srs, assignments, randomness, self.host_timing)
+                .map_err(|e| e.to_string())?;
+        Ok(ProveOutput { proofs, breakdown: breakdown(&t) })
+    }
+
+    fn takes_witnesses(&self) -> bool {
+        true
+    }
+
+    fn prove_witnesses(
+        &self,
+        params: &Arc<Parameters>,
+        shape: &Arc<RecordedShape<Scalar>>,
+        witnesses: &[Witness<Scalar>],
+        randomness: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        let srs = self.srs(params).map_err(|e| e.to_string())?;
+        let resident = self.shape(shape).map_err(|e| e.to_string())?;
+        let (proofs, t) =
+            cuzk_gpu::prove_recorded(&self.device, &srs, &resident, witnesses, randomness, self.host_timing)
                 .map_err(|e| e.to_string())?;
         Ok(ProveOutput { proofs, breakdown: breakdown(&t) })
     }

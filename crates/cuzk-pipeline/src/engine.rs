@@ -9,14 +9,14 @@ use std::time::Instant;
 
 use blstrs::Scalar;
 use cuzk_groth16::{Parameters, PointChecks, Proof};
-use cuzk_synth::ProvingAssignment;
+use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::backend::{self, BackendChoice, ProveBackend};
 use crate::budget::MemoryBudget;
 use crate::dropper::Dropper;
-use crate::job::{Job, JobId, JobResult, Priority, Synthesize, Timings};
+use crate::job::{Job, JobId, JobResult, Priority, Synthesize, Synthesized, Timings};
 use crate::recordings::{RecordingStatus, Recordings, SynthesisMode};
 use crate::srs::{LoadProgress, SrsCache};
 use crate::timeline::{Event, Timeline};
@@ -181,8 +181,62 @@ struct Ready {
     priority: Priority,
     job: JobId,
     part: usize,
-    assignment: ProvingAssignment<Scalar>,
+    assignment: Synthesized,
     reserved: u64,
+}
+
+/// The partitions of one backend call, all of one kind.
+enum Batch {
+    Assignments(Vec<ProvingAssignment<Scalar>>),
+    /// Witnesses of one recorded shape.
+    Witnesses(Arc<RecordedShape<Scalar>>, Vec<Witness<Scalar>>),
+}
+
+impl Batch {
+    /// Adds `s` when it is of the batch's kind and the batch has fewer than
+    /// `max` partitions; else gives it back.
+    fn join(batch: &mut Option<Batch>, s: Synthesized, max: usize) -> Option<Synthesized> {
+        match (batch.as_mut(), s) {
+            (None, Synthesized::Assignment(pa)) => *batch = Some(Batch::Assignments(vec![*pa])),
+            (None, Synthesized::Witness(w, shape)) => *batch = Some(Batch::Witnesses(shape, vec![w])),
+            (Some(Batch::Assignments(v)), Synthesized::Assignment(pa)) if v.len() < max => v.push(*pa),
+            (Some(Batch::Witnesses(shape, v)), Synthesized::Witness(w, other))
+                if v.len() < max && Arc::ptr_eq(shape, &other) =>
+            {
+                v.push(w)
+            }
+            (_, s) => return Some(s),
+        }
+        None
+    }
+
+    fn prove(
+        &self,
+        backend: &dyn ProveBackend,
+        params: &Arc<Parameters>,
+        randomness: &[(Scalar, Scalar)],
+    ) -> Result<backend::ProveOutput, String> {
+        match self {
+            Batch::Assignments(v) => backend.prove(params, v, randomness),
+            Batch::Witnesses(shape, v) => backend.prove_witnesses(params, shape, v, randomness),
+        }
+    }
+
+    /// The public inputs of every partition, the constant one left out.
+    fn public_inputs(&self) -> Vec<&[Scalar]> {
+        match self {
+            Batch::Assignments(v) => v.iter().map(|pa| &pa.input_assignment[1..]).collect(),
+            Batch::Witnesses(_, v) => v.iter().map(|w| &w.inputs[1..]).collect(),
+        }
+    }
+}
+
+/// What a prove worker takes from the ready partitions.
+struct Taken {
+    job: JobId,
+    parts: Vec<usize>,
+    reserved: u64,
+    batch: Batch,
 }
 
 impl State {
@@ -249,7 +303,11 @@ impl Engine {
             }),
             wake: Condvar::new(),
             srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
-            recordings: Recordings::new(config.synthesis, config.recordings_dir.take()),
+            recordings: Recordings::new(
+                config.synthesis,
+                config.recordings_dir.take(),
+                backends.iter().all(|b| b.takes_witnesses()),
+            ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
             device_locks: backends.iter().map(|_| Mutex::new(())).collect(),
@@ -630,12 +688,11 @@ fn synth_worker(s: &Shared) {
     }
 }
 
-/// Takes the ready partitions of the most urgent job (highest priority, then
-/// oldest), at most `max` of them, lowest partition first.
-fn take_batch(ready: &mut Vec<Ready>, max: usize) -> Vec<Ready> {
-    let Some(best) = ready.iter().map(|r| (r.priority, Reverse(r.job))).max() else {
-        return Vec::new();
-    };
+/// Takes ready partitions of the most urgent job (highest priority, then
+/// oldest), lowest partition first: at most `max`, all of the lowest one's
+/// kind (assignments, or witnesses of one shape), for one backend call.
+fn take_batch(ready: &mut Vec<Ready>, max: usize) -> Option<Taken> {
+    let best = ready.iter().map(|r| (r.priority, Reverse(r.job))).max()?;
     let job = best.1 .0;
     let mut mine: Vec<Ready> = Vec::new();
     let mut i = 0;
@@ -647,9 +704,17 @@ fn take_batch(ready: &mut Vec<Ready>, max: usize) -> Vec<Ready> {
         }
     }
     mine.sort_by_key(|r| r.part);
-    let rest = mine.split_off(mine.len().min(max));
-    ready.extend(rest);
-    mine
+    let (mut batch, mut parts, mut reserved) = (None, Vec::new(), 0);
+    for Ready { priority, job, part, assignment, reserved: bytes } in mine {
+        match Batch::join(&mut batch, assignment, max) {
+            None => {
+                parts.push(part);
+                reserved += bytes;
+            }
+            Some(assignment) => ready.push(Ready { priority, job, part, assignment, reserved: bytes }),
+        }
+    }
+    batch.map(|batch| Taken { job, parts, reserved, batch })
 }
 
 fn prove_worker(s: &Shared, device: usize) {
@@ -664,21 +729,18 @@ fn prove_worker(s: &Shared, device: usize) {
             // Leave every device a share of what is ready, so one device
             // does not take a whole job while another idles.
             let share = st.ready.len().div_ceil(s.backends.len()).max(1);
-            let b = take_batch(&mut st.ready, s.max_batch.min(share));
-            if !b.is_empty() {
-                break b;
+            if let Some(taken) = take_batch(&mut st.ready, s.max_batch.min(share)) {
+                break taken;
             }
             st = s.wait(st);
         };
-        let job_id = batch[0].job;
+        let Taken { job: job_id, parts, reserved, batch } = batch;
         let Some(path) = st.jobs.get(&job_id).map(|j| j.params.clone()) else {
-            for r in batch {
-                st.budget.release(r.reserved);
-                s.dropper.drop_then(r.assignment, || {});
-            }
+            st.budget.release(reserved);
+            s.dropper.drop_then(batch, || {});
             continue;
         };
-        let randomness: Vec<(Scalar, Scalar)> = batch
+        let randomness: Vec<(Scalar, Scalar)> = parts
             .iter()
             .map(|_| {
                 (
@@ -689,11 +751,6 @@ fn prove_worker(s: &Shared, device: usize) {
             .collect();
         drop(st);
 
-        let parts: Vec<usize> = batch.iter().map(|r| r.part).collect();
-        let reserved: u64 = batch.iter().map(|r| r.reserved).sum();
-        let assignments: Vec<ProvingAssignment<Scalar>> =
-            batch.into_iter().map(|r| r.assignment).collect();
-
         let outcome = s.srs.get(&path).map_err(|message| EngineError::Params { path, message }).and_then(
             |(params, _)| {
                 let _span = tracing::info_span!("prove", job = job_id, partitions = ?parts, device = %name).entered();
@@ -701,20 +758,20 @@ fn prove_worker(s: &Shared, device: usize) {
                 let start = Instant::now();
                 let out = {
                     let _device = s.device_locks[device].lock().unwrap_or_else(|p| p.into_inner());
-                    backend.prove(&params, &assignments, &randomness)
+                    batch.prove(&*backend, &params, &randomness)
                 };
                 let prove_ms = ms_since(start);
                 s.record(Event::ProveEnd, job_id, &parts, Some(&name));
                 let out = out.map_err(|message| EngineError::Prove { backend: name.clone(), message })?;
                 if s.self_check {
-                    self_check(&params, &assignments, &out.proofs)
+                    self_check(&params, &batch.public_inputs(), &out.proofs)
                         .map_err(|message| EngineError::Prove { backend: name.clone(), message })?;
                 }
                 Ok((out, prove_ms))
             },
         );
 
-        s.dropper.drop_then(assignments, move || {});
+        s.dropper.drop_then(batch, move || {});
         let mut st = s.lock();
         st.budget.release(reserved);
         match outcome {
@@ -754,18 +811,51 @@ fn finish(s: &Shared, st: &mut State, id: JobId) {
 }
 
 /// Verifies a batch's proofs against the inputs they were made for.
-fn self_check(
-    params: &Parameters,
-    assignments: &[ProvingAssignment<Scalar>],
-    proofs: &[Proof],
-) -> Result<(), String> {
+fn self_check(params: &Parameters, inputs: &[&[Scalar]], proofs: &[Proof]) -> Result<(), String> {
     let pvk = cuzk_groth16::prepare_verifying_key(&params.vk);
-    for (i, (a, p)) in assignments.iter().zip(proofs).enumerate() {
-        match cuzk_groth16::verify_proof(&pvk, p, &a.input_assignment[1..]) {
+    for (i, (inputs, p)) in inputs.iter().zip(proofs).enumerate() {
+        match cuzk_groth16::verify_proof(&pvk, p, inputs) {
             Ok(true) => {}
             Ok(false) => return Err(format!("self-check: proof {i} of the batch does not verify")),
             Err(e) => return Err(format!("self-check: proof {i}: {e}")),
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_synth::workloads::MulChain;
+
+    fn ready(part: usize, assignment: Synthesized) -> Ready {
+        Ready { priority: Priority::Normal, job: 1, part, assignment, reserved: 10 + part as u64 }
+    }
+
+    fn kind(t: &Taken) -> (Option<*const RecordedShape<Scalar>>, usize) {
+        match &t.batch {
+            Batch::Assignments(v) => (None, v.len()),
+            Batch::Witnesses(shape, v) => (Some(Arc::as_ptr(shape)), v.len()),
+        }
+    }
+
+    #[test]
+    fn batches_hold_one_kind_lowest_partition_first_and_at_most_max() {
+        let shape = |seed| Arc::new(RecordedShape::record(MulChain::<Scalar>::new(2, seed)).unwrap().0);
+        let (s, t) = (shape(1), shape(2));
+        let pa = || Synthesized::Assignment(Box::new(ProvingAssignment::new()));
+        let w = |shape: &Arc<RecordedShape<Scalar>>| Synthesized::Witness(Witness::default(), shape.clone());
+        let mut queue =
+            vec![ready(3, w(&t)), ready(1, w(&s)), ready(0, pa()), ready(4, pa()), ready(2, w(&s)), ready(5, w(&s))];
+        let mut take = |max| take_batch(&mut queue, max).unwrap();
+        let first = take(8);
+        assert_eq!((first.parts.clone(), first.reserved, kind(&first)), (vec![0, 4], 24, (None, 2)));
+        let second = take(2);
+        assert_eq!((second.parts.clone(), kind(&second)), (vec![1, 2], (Some(Arc::as_ptr(&s)), 2)));
+        let third = take(8);
+        assert_eq!((third.parts.clone(), kind(&third)), (vec![3], (Some(Arc::as_ptr(&t)), 1)));
+        let fourth = take(8);
+        assert_eq!((fourth.parts.clone(), kind(&fourth)), (vec![5], (Some(Arc::as_ptr(&s)), 1)));
+        assert!(take_batch(&mut queue, 8).is_none());
+    }
 }

@@ -1,9 +1,10 @@
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use blstrs::Scalar;
 use cuzk_groth16::Proof;
-use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
+use cuzk_synth::{Circuit, ProvingAssignment, RecordedShape, SynthesisError, Witness};
 
 use crate::recordings::Synthesizer;
 
@@ -26,10 +27,19 @@ pub enum Priority {
     Critical,
 }
 
+/// What synthesis hands the prove workers for one partition.
+pub(crate) enum Synthesized {
+    /// a, b, c evaluated on the CPU, with the witness and the densities
+    /// (boxed: the assignment's many vectors make it the larger variant).
+    Assignment(Box<ProvingAssignment<Scalar>>),
+    /// The witness of a recorded shape, for backends that compute a, b, c
+    /// themselves (the CUDA backend, on the device where the shape lives).
+    Witness(Witness<Scalar>, Arc<RecordedShape<Scalar>>),
+}
+
 /// Synthesis of one partition, deferred until a worker runs it with the
 /// synthesizer of the job's parameter file (classic or recorded).
-pub(crate) type Synthesize =
-    Box<dyn FnOnce(&Synthesizer) -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send>;
+pub(crate) type Synthesize = Box<dyn FnOnce(&Synthesizer) -> Result<Synthesized, SynthesisError> + Send>;
 
 /// A proof request: one or more circuits (partitions) proved against one
 /// parameter file. The proofs come back in partition order.
@@ -54,7 +64,7 @@ impl Job {
     /// Adds a partition, synthesized the way the engine's
     /// [`SynthesisMode`](crate::SynthesisMode) says.
     pub fn partition<C: Circuit<Scalar> + Send + 'static>(mut self, circuit: C) -> Self {
-        self.partitions.push(Box::new(move |s: &Synthesizer| s.synthesize(circuit)));
+        self.partitions.push(Box::new(move |s: &Synthesizer| s.partition(circuit)));
         self
     }
 
@@ -65,7 +75,7 @@ impl Job {
         mut self,
         synthesize: impl FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send + 'static,
     ) -> Self {
-        self.partitions.push(Box::new(move |_: &Synthesizer| synthesize()));
+        self.partitions.push(Box::new(move |_: &Synthesizer| synthesize().map(|pa| Synthesized::Assignment(Box::new(pa)))));
         self
     }
 

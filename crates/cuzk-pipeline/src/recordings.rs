@@ -7,6 +7,9 @@
 //! and the sparse products ([`RecordedShape::witness`],
 //! [`RecordedShape::evaluate`]), which check every row, so a circuit that
 //! does not match its parameters fails instead of producing a wrong proof.
+//! When every backend computes the products itself (the CUDA backend, from
+//! the shape resident on its device), recorded partitions stop at the
+//! witness and the CPU never evaluates them; the device checks the rows.
 //! While one partition records, the others synthesize the classic way rather
 //! than wait. With a directory configured, recordings persist there as
 //! `<params file name>.<verifying key digest>.r1cs` and are loaded on first
@@ -22,8 +25,10 @@ use std::time::Instant;
 use blstrs::Scalar;
 use cuzk_groth16::Parameters;
 use cuzk_synth::recorded::RecordedShape;
-use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError, Witness};
 use sha2::{Digest, Sha256};
+
+use crate::job::Synthesized;
 
 /// How partitions are synthesized.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -107,13 +112,15 @@ pub struct RecordingStatus {
 pub(crate) struct Recordings {
     mode: SynthesisMode,
     dir: Option<PathBuf>,
+    /// The backends compute a, b, c from a witness: recorded partitions stop there.
+    witness_only: bool,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 impl Recordings {
-    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>) -> Self {
-        Recordings { mode, dir, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
+    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: bool) -> Self {
+        Recordings { mode, dir, witness_only, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
     }
 
     /// Waits until every recording being written to its file is written.
@@ -146,6 +153,7 @@ impl Recordings {
             saves: self.saves.clone(),
             inputs: params.vk.ic.len(),
             aux: params.l.len(),
+            witness_only: self.witness_only,
             report: Mutex::new(SynthReport::default()),
         }
     }
@@ -185,7 +193,8 @@ pub(crate) struct SynthReport {
     pub load_ms: f64,
     /// Witness-only synthesis.
     pub witness_ms: f64,
-    /// The sparse products a = A·w, b = B·w, c = C·w and the row checks.
+    /// The sparse products a = A·w, b = B·w, c = C·w and the row checks on
+    /// the CPU (none when the backend computes them).
     pub spmv_ms: f64,
     /// Bytes of a recording this partition made or loaded (the engine
     /// reserves them in its budget, or disables recording).
@@ -215,6 +224,7 @@ pub struct Synthesizer {
     saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
     inputs: usize,
     aux: usize,
+    witness_only: bool,
     report: Mutex<SynthReport>,
 }
 
@@ -230,11 +240,32 @@ impl Synthesizer {
     /// Synthesizes `circuit`: recorded when a recording exists, recording it
     /// when none does and nobody else is, the classic way otherwise.
     pub fn synthesize<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
-        let Some(slot) = &self.slot else { return self.classic(circuit) };
+        match self.claimed(circuit)? {
+            Synthesized::Assignment(pa) => Ok(*pa),
+            Synthesized::Witness(w, shape) => self.evaluate(&shape, w),
+        }
+    }
+
+    /// As [`Synthesizer::synthesize`] for the engine: when its backends
+    /// compute a, b, c themselves, a recorded partition stops at its witness.
+    pub(crate) fn partition<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+        match self.claimed(circuit)? {
+            Synthesized::Witness(w, shape) if !self.witness_only => {
+                self.evaluate(&shape, w).map(|pa| Synthesized::Assignment(Box::new(pa)))
+            }
+            done => Ok(done),
+        }
+    }
+
+    /// Classic synthesis, or recording, to an assignment; with a recording
+    /// only the witness pass.
+    fn claimed<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+        let assignment = |pa| Synthesized::Assignment(Box::new(pa));
+        let Some(slot) = &self.slot else { return self.classic(circuit).map(assignment) };
         match self.claim(slot, true) {
-            Claim::Use(shape) => self.recorded(&shape, circuit),
-            Claim::Classic => self.classic(circuit),
-            Claim::Record => self.record(slot, circuit),
+            Claim::Use(shape) => self.witness(&shape, circuit).map(|w| Synthesized::Witness(w, shape)),
+            Claim::Classic => self.classic(circuit).map(assignment),
+            Claim::Record => self.record(slot, circuit).map(assignment),
         }
     }
 
@@ -308,19 +339,18 @@ impl Synthesizer {
         pa
     }
 
-    fn recorded<C: Circuit<Scalar>>(
-        &self,
-        shape: &RecordedShape<Scalar>,
-        circuit: C,
-    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+    fn witness<C: Circuit<Scalar>>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
         let start = Instant::now();
         let witness = shape.witness(circuit)?;
-        let witness_ms = ms_since(start);
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).witness_ms = ms_since(start);
+        Ok(witness)
+    }
+
+    /// The sparse products on the CPU.
+    fn evaluate(&self, shape: &RecordedShape<Scalar>, w: Witness<Scalar>) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         let start = Instant::now();
-        let pa = shape.evaluate(witness)?;
-        let mut report = self.report.lock().unwrap_or_else(|p| p.into_inner());
-        report.witness_ms = witness_ms;
-        report.spmv_ms = ms_since(start);
+        let pa = shape.evaluate(w)?;
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).spmv_ms = ms_since(start);
         Ok(pa)
     }
 

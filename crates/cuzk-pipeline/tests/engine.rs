@@ -12,7 +12,7 @@ use cuzk_pipeline::{
     SynthesisMode,
 };
 use cuzk_synth::workloads::Workload;
-use cuzk_synth::{ProvingAssignment, SynthesisError};
+use cuzk_synth::{ProvingAssignment, RecordedShape, SynthesisError, Witness};
 
 const SIZE: usize = 32;
 
@@ -206,6 +206,65 @@ fn recorded_synthesis_records_once_then_runs_witness_only() {
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
     assert_eq!(r.timings.stage("synth_record_ms"), None, "a later job reuses the recording");
+}
+
+/// A CPU device that takes witnesses, as the CUDA backend does (which
+/// computes a, b, c on its GPU), counting the partitions that reach it as
+/// witnesses and as assignments.
+struct WitnessTaking {
+    cpu: CpuBackend,
+    witnesses: Arc<Mutex<usize>>,
+    assignments: Arc<Mutex<usize>>,
+}
+impl ProveBackend for WitnessTaking {
+    fn name(&self) -> String {
+        self.cpu.name()
+    }
+    fn prove(
+        &self,
+        p: &Arc<Parameters>,
+        a: &[ProvingAssignment<Scalar>],
+        r: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        *self.assignments.lock().unwrap() += a.len();
+        self.cpu.prove(p, a, r)
+    }
+    fn takes_witnesses(&self) -> bool {
+        true
+    }
+    fn prove_witnesses(
+        &self,
+        p: &Arc<Parameters>,
+        shape: &Arc<RecordedShape<Scalar>>,
+        w: &[Witness<Scalar>],
+        r: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        *self.witnesses.lock().unwrap() += w.len();
+        let a: Vec<_> = w.iter().map(|w| shape.evaluate(w.clone())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+        self.cpu.prove(p, &a, r)
+    }
+}
+
+#[test]
+fn recorded_partitions_reach_a_backend_that_takes_witnesses_as_witnesses() {
+    let (path, _) = params();
+    let (witnesses, assignments) = (Arc::new(Mutex::new(0)), Arc::new(Mutex::new(0)));
+    let device = WitnessTaking { cpu: CpuBackend::new(), witnesses: witnesses.clone(), assignments: assignments.clone() };
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(device)];
+    let engine = Engine::new(Config { backends: Some(backends), self_check: true, ..sequential(None) }).unwrap();
+    let (j, inputs) = job(path, 4, 12);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    // The first partition records (an assignment); the others stop at the witness.
+    assert_eq!((*assignments.lock().unwrap(), *witnesses.lock().unwrap()), (1, 3));
+    let t = &r.timings;
+    assert!(t.stage("synth_witness_ms").is_some(), "{:?}", t.stages);
+    assert_eq!(t.stage("synth_spmv_ms"), None, "the CPU evaluated no products: {:?}", t.stages);
+
+    let (j, inputs) = job(path, 2, 13);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert_eq!((*assignments.lock().unwrap(), *witnesses.lock().unwrap()), (1, 5));
 }
 
 #[test]

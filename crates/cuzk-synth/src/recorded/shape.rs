@@ -146,6 +146,14 @@ impl<S: PrimeField> RecordedShape<S> {
         &self.coeffs
     }
 
+    /// The densities every assignment of this shape has: aux variables used
+    /// in A, inputs used in B, aux variables used in B (as
+    /// `ProvingAssignment` holds them), for provers that take the witness
+    /// and compute a, b, c themselves.
+    pub fn densities(&self) -> &[DensityTracker; 3] {
+        &self.densities
+    }
+
     /// Nonzeros of A, B and C together.
     pub fn nnz(&self) -> usize {
         self.matrices.iter().map(Csr::nnz).sum()
