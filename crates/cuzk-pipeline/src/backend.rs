@@ -67,6 +67,13 @@ pub trait ProveBackend: Send + Sync {
     fn prepare(&self, _params: &Arc<Parameters>) -> Result<(), String> {
         Ok(())
     }
+
+    /// Makes a recorded shape ready to prove witnesses of, once, when the
+    /// engine's recording of it is ready (a GPU uploads its matrices here),
+    /// so that the upload is not inside the first prove call.
+    fn prepare_shape(&self, _shape: &Arc<RecordedShape<Scalar>>) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The CPU prover (rayon NTTs and multi-exponentiations) as a backend.

@@ -1,4 +1,5 @@
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 
 use blstrs::Scalar;
 use cuzk_gpu::groth16::HostTimings;
@@ -54,9 +55,17 @@ impl CudaBackend {
         cached(&self.resident, params, || GpuSrs::upload(&self.device, params, SrsPlacement::Auto))
     }
 
-    /// The recorded shape on this device, uploading it the first time.
-    fn shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<Arc<DeviceShape>, GpuError> {
-        cached(&self.shapes, shape, || DeviceShape::upload(&self.device, shape))
+    /// The recorded shape on this device, uploading it the first time, and
+    /// the milliseconds an upload took (0 when it was resident).
+    fn shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(Arc<DeviceShape>, f64), GpuError> {
+        let mut upload_ms = 0.0;
+        let resident = cached(&self.shapes, shape, || {
+            let start = Instant::now();
+            let uploaded = DeviceShape::upload(&self.device, shape);
+            upload_ms = start.elapsed().as_secs_f64() * 1e3;
+            uploaded
+        })?;
+        Ok((resident, upload_ms))
     }
 }
 
@@ -90,15 +99,25 @@ impl ProveBackend for CudaBackend {
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String> {
         let srs = self.srs(params).map_err(|e| e.to_string())?;
-        let resident = self.shape(shape).map_err(|e| e.to_string())?;
+        let (resident, upload_ms) = self.shape(shape).map_err(|e| e.to_string())?;
         let (proofs, t) =
             cuzk_gpu::prove_recorded(&self.device, &srs, &resident, witnesses, randomness, self.host_timing)
                 .map_err(|e| e.to_string())?;
-        Ok(ProveOutput { proofs, breakdown: breakdown(&t) })
+        // Normally the shape was uploaded when its recording became ready
+        // (prepare_shape); if that failed and this call did it, say so.
+        let mut stages = breakdown(&t);
+        if upload_ms > 0.0 {
+            stages.insert(0, ("shape_upload".to_string(), upload_ms));
+        }
+        Ok(ProveOutput { proofs, breakdown: stages })
     }
 
     fn prepare(&self, params: &Arc<Parameters>) -> Result<(), String> {
         self.srs(params).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), String> {
+        self.shape(shape).map(|_| ()).map_err(|e| e.to_string())
     }
 }
 

@@ -307,6 +307,7 @@ impl Engine {
                 config.synthesis,
                 config.recordings_dir.take(),
                 backends.iter().all(|b| b.takes_witnesses()),
+                Some(prepare_shapes(&backends)),
             ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
@@ -468,6 +469,24 @@ fn prepare_all(backends: &[Arc<dyn ProveBackend>]) -> crate::srs::OnLoad {
                 .map(|b| scope.spawn(move || b.prepare(params).map_err(|e| format!("{}: {e}", b.name()))))
                 .collect();
             tasks.into_iter().try_for_each(|t| t.join().unwrap_or_else(|_| Err("a backend panicked while preparing parameters".into())))
+        })
+    })
+}
+
+/// Gives every backend its copy of a recording that just became ready, all
+/// at once; a backend that fails here tries again in its first prove call,
+/// whose job then carries the error.
+fn prepare_shapes(backends: &[Arc<dyn ProveBackend>]) -> crate::recordings::OnReady {
+    let backends = backends.to_vec();
+    Box::new(move |shape: &Arc<RecordedShape<Scalar>>| {
+        std::thread::scope(|scope| {
+            for b in &backends {
+                scope.spawn(move || {
+                    if let Err(e) = b.prepare_shape(shape) {
+                        tracing::warn!(backend = %b.name(), error = %e, "recorded shape not prepared");
+                    }
+                });
+            }
         })
     })
 }

@@ -114,13 +114,20 @@ pub(crate) struct Recordings {
     dir: Option<PathBuf>,
     /// The backends compute a, b, c from a witness: recorded partitions stop there.
     witness_only: bool,
+    /// Called with each recording as it becomes ready, when `witness_only`:
+    /// the backends take their copies then, not inside a prove call.
+    on_ready: Option<Arc<OnReady>>,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
+/// What the engine does with a recording that just became ready.
+pub(crate) type OnReady = Box<dyn Fn(&Arc<RecordedShape<Scalar>>) + Send + Sync>;
+
 impl Recordings {
-    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: bool) -> Self {
-        Recordings { mode, dir, witness_only, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
+    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: bool, on_ready: Option<OnReady>) -> Self {
+        let on_ready = on_ready.filter(|_| witness_only).map(Arc::new);
+        Recordings { mode, dir, witness_only, on_ready, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
     }
 
     /// Waits until every recording being written to its file is written.
@@ -154,6 +161,7 @@ impl Recordings {
             inputs: params.vk.ic.len(),
             aux: params.l.len(),
             witness_only: self.witness_only,
+            on_ready: self.on_ready.clone(),
             report: Mutex::new(SynthReport::default()),
         }
     }
@@ -225,6 +233,7 @@ pub struct Synthesizer {
     inputs: usize,
     aux: usize,
     witness_only: bool,
+    on_ready: Option<Arc<OnReady>>,
     report: Mutex<SynthReport>,
 }
 
@@ -394,6 +403,9 @@ impl Synthesizer {
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
         self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
         slot.set_state(State::Ready(shape.clone()));
+        if let Some(ready) = &self.on_ready {
+            ready(&shape);
+        }
         if !fresh {
             return;
         }

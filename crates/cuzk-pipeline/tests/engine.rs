@@ -210,11 +210,13 @@ fn recorded_synthesis_records_once_then_runs_witness_only() {
 
 /// A CPU device that takes witnesses, as the CUDA backend does (which
 /// computes a, b, c on its GPU), counting the partitions that reach it as
-/// witnesses and as assignments.
+/// witnesses and as assignments, and the shapes it was asked to prepare
+/// (by address); it refuses witnesses of a shape it was not given first.
 struct WitnessTaking {
     cpu: CpuBackend,
     witnesses: Arc<Mutex<usize>>,
     assignments: Arc<Mutex<usize>>,
+    prepared: Arc<Mutex<Vec<usize>>>,
 }
 impl ProveBackend for WitnessTaking {
     fn name(&self) -> String {
@@ -239,9 +241,16 @@ impl ProveBackend for WitnessTaking {
         w: &[Witness<Scalar>],
         r: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, String> {
+        if !self.prepared.lock().unwrap().contains(&(Arc::as_ptr(shape) as usize)) {
+            return Err("witnesses of a shape that was never prepared".into());
+        }
         *self.witnesses.lock().unwrap() += w.len();
         let a: Vec<_> = w.iter().map(|w| shape.evaluate(w.clone())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
         self.cpu.prove(p, &a, r)
+    }
+    fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), String> {
+        self.prepared.lock().unwrap().push(Arc::as_ptr(shape) as usize);
+        Ok(())
     }
 }
 
@@ -249,7 +258,13 @@ impl ProveBackend for WitnessTaking {
 fn recorded_partitions_reach_a_backend_that_takes_witnesses_as_witnesses() {
     let (path, _) = params();
     let (witnesses, assignments) = (Arc::new(Mutex::new(0)), Arc::new(Mutex::new(0)));
-    let device = WitnessTaking { cpu: CpuBackend::new(), witnesses: witnesses.clone(), assignments: assignments.clone() };
+    let prepared = Arc::new(Mutex::new(Vec::new()));
+    let device = WitnessTaking {
+        cpu: CpuBackend::new(),
+        witnesses: witnesses.clone(),
+        assignments: assignments.clone(),
+        prepared: prepared.clone(),
+    };
     let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(device)];
     let engine = Engine::new(Config { backends: Some(backends), self_check: true, ..sequential(None) }).unwrap();
     let (j, inputs) = job(path, 4, 12);
@@ -265,6 +280,7 @@ fn recorded_partitions_reach_a_backend_that_takes_witnesses_as_witnesses() {
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
     assert_eq!((*assignments.lock().unwrap(), *witnesses.lock().unwrap()), (1, 5));
+    assert_eq!(prepared.lock().unwrap().len(), 1, "the recording is prepared once, when it is ready");
 }
 
 #[test]
