@@ -553,6 +553,16 @@ impl Shared {
         (3 * domain + vars) * 32 * TEMPORARIES_FACTOR + vars / 2
     }
 
+    /// What a partition that stopped at its witness holds until it is
+    /// proved: the witness and the host function's split of it (bitmaps,
+    /// tail scalars; at most two queries' worth of scalars when dense), but
+    /// no a, b, c. Synthesis reserves `partition_bytes` (it cannot know the
+    /// outcome in advance) and gives the difference back after.
+    fn witness_bytes(params: &Parameters) -> u64 {
+        let vars = (params.vk.ic.len() + params.l.len()) as u64;
+        vars * 32 * (1 + TEMPORARIES_FACTOR) + vars / 2
+    }
+
     /// Reserves the resident bytes of a parameter file the first time it is
     /// needed, evicting unused files if that makes room.
     fn reserve_srs(&self, st: &mut State, path: &PathBuf) -> Result<(), EngineError> {
@@ -631,6 +641,7 @@ fn synth_worker(s: &Shared) {
             }
         };
         let bytes = Shared::partition_bytes(&params);
+        let witness_bytes = Shared::witness_bytes(&params).min(bytes);
         let synthesizer = s.recordings.synthesizer(&path, &params);
         drop(params);
 
@@ -689,7 +700,12 @@ fn synth_worker(s: &Shared) {
                 job.timings.synth_ms += synth_ms;
                 job.synthesized += 1;
                 let priority = job.priority;
-                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved: bytes });
+                let reserved = match assignment {
+                    Synthesized::Witness(..) => witness_bytes,
+                    Synthesized::Assignment(_) => bytes,
+                };
+                st.budget.release(bytes - reserved);
+                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
             }
             (Err(e), Some(_)) => {
                 st.budget.release(bytes);

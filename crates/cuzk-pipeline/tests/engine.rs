@@ -217,6 +217,14 @@ struct WitnessTaking {
     witnesses: Arc<Mutex<usize>>,
     assignments: Arc<Mutex<usize>>,
     prepared: Arc<Mutex<Vec<usize>>>,
+    /// Sleeps this long in each call, so that synthesized partitions queue.
+    delay: std::time::Duration,
+}
+
+impl WitnessTaking {
+    fn new(delay: std::time::Duration) -> Self {
+        WitnessTaking { cpu: CpuBackend::new(), witnesses: Arc::default(), assignments: Arc::default(), prepared: Arc::default(), delay }
+    }
 }
 impl ProveBackend for WitnessTaking {
     fn name(&self) -> String {
@@ -245,6 +253,7 @@ impl ProveBackend for WitnessTaking {
             return Err("witnesses of a shape that was never prepared".into());
         }
         *self.witnesses.lock().unwrap() += w.len();
+        std::thread::sleep(self.delay);
         let a: Vec<_> = w.iter().map(|w| shape.evaluate(w.clone())).collect::<Result<_, _>>().map_err(|e| e.to_string())?;
         self.cpu.prove(p, &a, r)
     }
@@ -257,14 +266,8 @@ impl ProveBackend for WitnessTaking {
 #[test]
 fn recorded_partitions_reach_a_backend_that_takes_witnesses_as_witnesses() {
     let (path, _) = params();
-    let (witnesses, assignments) = (Arc::new(Mutex::new(0)), Arc::new(Mutex::new(0)));
-    let prepared = Arc::new(Mutex::new(Vec::new()));
-    let device = WitnessTaking {
-        cpu: CpuBackend::new(),
-        witnesses: witnesses.clone(),
-        assignments: assignments.clone(),
-        prepared: prepared.clone(),
-    };
+    let device = WitnessTaking::new(std::time::Duration::ZERO);
+    let (witnesses, assignments, prepared) = (device.witnesses.clone(), device.assignments.clone(), device.prepared.clone());
     let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(device)];
     let engine = Engine::new(Config { backends: Some(backends), self_check: true, ..sequential(None) }).unwrap();
     let (j, inputs) = job(path, 4, 12);
@@ -281,6 +284,37 @@ fn recorded_partitions_reach_a_backend_that_takes_witnesses_as_witnesses() {
     assert_verifies(&r.proofs, &inputs);
     assert_eq!((*assignments.lock().unwrap(), *witnesses.lock().unwrap()), (1, 5));
     assert_eq!(prepared.lock().unwrap().len(), 1, "the recording is prepared once, when it is ready");
+}
+
+#[test]
+fn witness_partitions_give_back_the_bytes_of_a_b_c() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = engine_partition_bytes(params);
+    let recording = RecordedShape::record(Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap()).unwrap().0;
+    // Room for the parameters, the recording and one and a half partitions:
+    // one partition at a time while each holds a/b/c, more once they stop
+    // at their witness.
+    let timeline = Buf::default();
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(40)))];
+    let mut cfg = Config { backends: Some(backends), ..config(1) };
+    cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 8, 40);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    let mut live = 0i64;
+    let mut peak = 0i64;
+    for e in timeline.events() {
+        match e["event"].as_str().unwrap() {
+            "synth_start" => live += 1,
+            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
+            _ => {}
+        }
+        peak = peak.max(live);
+    }
+    assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
 #[test]
