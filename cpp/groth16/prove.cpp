@@ -65,6 +65,20 @@ std::unique_ptr<DeviceArray> upload_scalars(int32_t device, const fr_t* data, ui
     return a;
 }
 
+/// The scalars of positions [first, first + len) of a dense query for one
+/// circuit, on the device: the split's copied scalars, then (for L, which
+/// copies nothing, and with aux_direct) the aux assignment itself.
+std::unique_ptr<DeviceArray> dense_scalars(int32_t device, const query_split& split, const circuit_view& c, size_t i,
+                                           uint64_t first, uint64_t len) {
+    const fr_t* head = split.scalars.empty() ? nullptr : split.scalars[i].data();
+    const uint64_t head_len = split.scalars.empty() ? 0 : split.scalars[i].size();
+    auto a = allocate(device, ArrayKind::Scalar, len);
+    const uint64_t from_head = first < head_len ? std::min(len, head_len - first) : 0;
+    if (from_head > 0) copy_to_device(view(*a, 0, from_head), head + first);
+    if (from_head < len) copy_to_device(view(*a, from_head, len - from_head), c.aux + (first + from_head - head_len));
+    return a;
+}
+
 /// Calls f(bases, first, len) over the first `count` bases of q: once over
 /// the resident array, or chunk by chunk through a staging buffer.
 template <class Fn>
@@ -121,8 +135,7 @@ void prove_query(const batch& bt, const query_bases& bases, const query_split& s
         timed(msm_ms, [&] {
             for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 for (size_t i = 0; i < count; i++) {
-                    const fr_t* s = split.scalars.empty() ? bt.circuits[i].aux : split.scalars[i].data();
-                    auto scalars = upload_scalars(srs.device, s + first, len);
+                    auto scalars = dense_scalars(srs.device, split, bt.circuits[i], i, first, len);
                     target(i) = target(i).add(msm_sum<F>(part, *scalars));
                 }
             });
@@ -366,9 +379,14 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
     for (const auto& words : split.ones)
         for (uint64_t w : words) out.ones.push_back(w);
     for (uint32_t p : split.tail) out.tail.push_back(p);
-    for (const auto& scalars : split.scalars) {
-        const uint64_t* limbs = reinterpret_cast<const uint64_t*>(scalars.data());
-        for (size_t k = 0; k < 4 * scalars.size(); k++) out.scalars.push_back(limbs[k]);
+    // With aux_direct the host function reads the aux part from the
+    // assignment; the hook appends it, so the output is what it uploads.
+    for (size_t i = 0; i < split.scalars.size(); i++) {
+        const auto* limbs = reinterpret_cast<const uint64_t*>(split.scalars[i].data());
+        for (size_t k = 0; k < 4 * split.scalars[i].size(); k++) out.scalars.push_back(limbs[k]);
+        if (!split.aux_direct) continue;
+        const auto* aux = reinterpret_cast<const uint64_t*>(views[i].aux);
+        for (size_t k = 0; k < 4 * views[i].num_aux; k++) out.scalars.push_back(aux[k]);
     }
     return out;
 }

@@ -231,8 +231,12 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
         out.ones.clear();
         // L's scalars are the aux assignment as it is: nothing to copy.
         if (q == query::l) return out;
+        out.aux_direct = std::all_of(circuits.begin(), circuits.end(), [&](const circuit_view& c) {
+            return popcount(aux_density(q, c), c.num_aux) == c.num_aux;
+        });
+        const uint64_t copied = out.aux_direct ? out.len - circuits[0].num_aux : out.len;
         start = std::chrono::steady_clock::now();
-        out.scalars.assign(count, std::vector<fr_t>(out.len, fr_t::zero()));
+        out.scalars.assign(count, std::vector<fr_t>(copied, fr_t::zero()));
         *alloc_ms += ms_since(start);
         parallel_for(pieces.size(), threads, [&](size_t k) {
             const piece& p = pieces[k];
@@ -242,6 +246,7 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
                 walk_inputs(q, c, p, [&](uint64_t pos, uint64_t i) { s[pos] = c.input[i]; });
                 return;
             }
+            if (out.aux_direct) return;
             // Zeros stay zero; ones and others are copied.
             walk_marked(q, c, p, classes[p.circuit].ones.data(), [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
             walk_marked(q, c, p, classes[p.circuit].others.data(),
