@@ -71,6 +71,11 @@ impl GpuSrs {
                 params.b_g2.len()
             )));
         }
+        if !params.has_bases() {
+            return Err(GpuError::InvalidInput(
+                "the parameters' bases were released from host memory: nothing to upload".into(),
+            ));
+        }
         let vk = &params.vk;
         let srs = ffi::groth16_srs_upload(
             device.id(),

@@ -149,6 +149,10 @@ pub enum Error {
         /// What is wrong with it.
         defect: PointDefect,
     },
+    /// The parameters' bases were released from host memory (they live on
+    /// the devices that prove with them).
+    #[error("the parameters' bases were released from host memory; only the devices holding them can prove")]
+    BasesReleased,
     /// Parameters and a circuit's assignment disagree on a size.
     #[error("circuit/params mismatch: params have {have} {what}, the assignment needs {need}")]
     Mismatch {

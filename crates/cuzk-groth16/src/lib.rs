@@ -26,7 +26,7 @@ pub mod verify;
 
 pub use domain::Domain;
 pub use error::{Error, PointDefect, ProofPoint, Section};
-pub use params::{inspect, Parameters, ParamsSummary, PointChecks, VerifyingKey};
+pub use params::{inspect, BaseCounts, Parameters, ParamsSummary, PointChecks, VerifyingKey};
 pub use proof::Proof;
 pub use prover::{create_random_proofs, prove, prove_timed, random_nonzero_scalar, ProveTimings};
 pub use setup::{generate_parameters, generate_random_parameters, ToxicWaste};

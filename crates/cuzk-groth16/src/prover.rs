@@ -152,6 +152,9 @@ fn timed<T>(slot: &mut f64, f: impl FnOnce() -> T) -> T {
 
 /// Checks every query length against what the assignment needs and returns its domain.
 fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Domain, Error> {
+    if !params.has_bases() {
+        return Err(Error::BasesReleased);
+    }
     let domain = Domain::new(pa.num_constraints())?;
     let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
     let checks = [
@@ -260,28 +263,42 @@ mod tests {
         pa
     }
 
+    #[test]
+    fn parameters_without_bases_keep_counts_and_refuse_to_prove_or_write() {
+        let params = params_with_sizes(2, 7, 5, 4, 3);
+        let slim = params.without_bases();
+        assert!(params.has_bases() && !slim.has_bases());
+        assert_eq!(slim.counts(), params.counts());
+        assert_eq!(slim.counts(), crate::BaseCounts { h: 7, l: 5, a: 4, b: 3 });
+        assert_eq!(slim.vk, params.vk);
+        assert!(matches!(slim.write(Vec::new()), Err(Error::BasesReleased)));
+        let pa = ProvingAssignment::<Scalar>::default();
+        assert!(matches!(check_sizes(&slim, &pa), Err(Error::BasesReleased)));
+    }
+
     fn params_with_sizes(ic: usize, h: usize, l: usize, a: usize, b: usize) -> Parameters {
         use crate::params::VerifyingKey;
         use blstrs::G2Affine;
         use std::sync::Arc;
         let g1 = G1Affine::generator();
         let g2 = G2Affine::generator();
-        Parameters {
-            vk: VerifyingKey {
-                alpha_g1: g1,
-                beta_g1: g1,
-                beta_g2: g2,
-                gamma_g2: g2,
-                delta_g1: g1,
-                delta_g2: g2,
-                ic: vec![g1; ic],
-            },
-            h: Arc::new(vec![g1; h]),
-            l: Arc::new(vec![g1; l]),
-            a: Arc::new(vec![g1; a]),
-            b_g1: Arc::new(vec![g1; b]),
-            b_g2: Arc::new(vec![g2; b]),
-        }
+        let vk = VerifyingKey {
+            alpha_g1: g1,
+            beta_g1: g1,
+            beta_g2: g2,
+            gamma_g2: g2,
+            delta_g1: g1,
+            delta_g2: g2,
+            ic: vec![g1; ic],
+        };
+        Parameters::new(
+            vk,
+            Arc::new(vec![g1; h]),
+            Arc::new(vec![g1; l]),
+            Arc::new(vec![g1; a]),
+            Arc::new(vec![g1; b]),
+            Arc::new(vec![g2; b]),
+        )
     }
 
     #[test]

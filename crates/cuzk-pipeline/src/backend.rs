@@ -68,6 +68,18 @@ pub trait ProveBackend: Send + Sync {
         Ok(())
     }
 
+    /// Whether this backend proves with `params` without their host bases
+    /// (a GPU holding them in device memory). When every backend of an
+    /// engine does, the engine keeps only the key and the counts in host
+    /// memory, and tells the backends through [`ProveBackend::adopt_slim`].
+    fn holds_bases(&self, _params: &Arc<Parameters>) -> bool {
+        false
+    }
+
+    /// From now on `slim` (the same parameters without their bases) stands
+    /// for `full` in every call: state kept per parameter set moves over.
+    fn adopt_slim(&self, _full: &Arc<Parameters>, _slim: &Arc<Parameters>) {}
+
     /// Makes a recorded shape ready to prove witnesses of, once, when the
     /// engine's recording of it is ready (a GPU uploads its matrices here),
     /// so that the upload is not inside the first prove call.

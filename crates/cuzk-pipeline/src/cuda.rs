@@ -116,6 +116,18 @@ impl ProveBackend for CudaBackend {
         self.srs(params).map(|_| ()).map_err(|e| e.to_string())
     }
 
+    fn holds_bases(&self, params: &Arc<Parameters>) -> bool {
+        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        entries.iter().any(|(w, srs)| w.as_ptr() == Arc::as_ptr(params) && srs.is_resident())
+    }
+
+    fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {
+        let mut entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        for (weak, _) in entries.iter_mut().filter(|(w, _)| w.as_ptr() == Arc::as_ptr(full)) {
+            *weak = Arc::downgrade(slim);
+        }
+    }
+
     fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), String> {
         self.shape(shape).map(|_| ()).map_err(|e| e.to_string())
     }

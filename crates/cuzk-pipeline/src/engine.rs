@@ -469,7 +469,18 @@ fn prepare_all(backends: &[Arc<dyn ProveBackend>]) -> crate::srs::OnLoad {
                 .map(|b| scope.spawn(move || b.prepare(params).map_err(|e| format!("{}: {e}", b.name()))))
                 .collect();
             tasks.into_iter().try_for_each(|t| t.join().unwrap_or_else(|_| Err("a backend panicked while preparing parameters".into())))
-        })
+        })?;
+        // When every device holds the bases, the host copy (a Filecoin
+        // parameter file is ~47 GB) serves nothing more: keep the key and
+        // the counts, and let the backends know the slim set stands for it.
+        if !backends.iter().all(|b| b.holds_bases(params)) {
+            return Ok(None);
+        }
+        let slim = Arc::new(params.without_bases());
+        for b in &backends {
+            b.adopt_slim(params, &slim);
+        }
+        Ok(Some(slim))
     })
 }
 
@@ -503,13 +514,26 @@ impl Shared {
     /// The parameters in `path`, loading them on a miss; a failed load gives
     /// its budget reservation back.
     fn load_params(&self, path: &std::path::Path) -> Result<(Arc<Parameters>, f64), EngineError> {
-        self.srs.get(path).map_err(|message| {
+        let (params, ms) = self.srs.get(path).map_err(|message| {
             let mut st = self.lock();
             if let Some(b) = st.srs_reserved.remove(path) {
                 st.budget.release(b);
             }
             EngineError::Params { path: path.to_path_buf(), message }
-        })
+        })?;
+        if !params.has_bases() {
+            // The devices hold the bases: the host keeps the key alone.
+            let kept = params.vk.ic.len() as u64 * 96 + 1024;
+            let mut st = self.lock();
+            let State { srs_reserved, budget, .. } = &mut *st;
+            if let Some(reserved) = srs_reserved.get_mut(path).filter(|r| **r > kept) {
+                budget.release(*reserved - kept);
+                *reserved = kept;
+                drop(st);
+                self.wake.notify_all();
+            }
+        }
+        Ok((params, ms))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -548,8 +572,8 @@ impl Shared {
     /// Bytes one partition of a circuit matching `params` holds: its witness,
     /// a/b/c, density bitsets, and the backend's temporaries.
     fn partition_bytes(params: &Parameters) -> u64 {
-        let domain = params.h.len() as u64 + 1;
-        let vars = (params.vk.ic.len() + params.l.len()) as u64;
+        let domain = params.counts().h as u64 + 1;
+        let vars = (params.vk.ic.len() + params.counts().l) as u64;
         (3 * domain + vars) * 32 * TEMPORARIES_FACTOR + vars / 2
     }
 
@@ -559,7 +583,7 @@ impl Shared {
     /// no a, b, c. Synthesis reserves `partition_bytes` (it cannot know the
     /// outcome in advance) and gives the difference back after.
     fn witness_bytes(params: &Parameters) -> u64 {
-        let vars = (params.vk.ic.len() + params.l.len()) as u64;
+        let vars = (params.vk.ic.len() + params.counts().l) as u64;
         vars * 32 * (1 + TEMPORARIES_FACTOR) + vars / 2
     }
 

@@ -159,7 +159,7 @@ impl Recordings {
             slot,
             saves: self.saves.clone(),
             inputs: params.vk.ic.len(),
-            aux: params.l.len(),
+            aux: params.counts().l,
             witness_only: self.witness_only,
             on_ready: self.on_ready.clone(),
             report: Mutex::new(SynthReport::default()),

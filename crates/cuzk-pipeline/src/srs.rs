@@ -9,8 +9,10 @@ use cuzk_groth16::{Parameters, PointChecks};
 pub type LoadProgress = Arc<dyn Fn(&Path, u64, u64) + Send + Sync>;
 
 /// Runs once per load, after the file is read and before anyone gets the
-/// parameters (the engine prepares its backends here); an error fails the load.
-pub(crate) type OnLoad = Box<dyn Fn(&Arc<Parameters>) -> Result<(), String> + Send + Sync>;
+/// parameters (the engine prepares its backends here); an error fails the
+/// load, and a returned set replaces the one read (the same parameters
+/// without their bases, once every device holds them).
+pub(crate) type OnLoad = Box<dyn Fn(&Arc<Parameters>) -> Result<Option<Arc<Parameters>>, String> + Send + Sync>;
 
 type Slot = Arc<OnceLock<Result<Arc<Parameters>, String>>>;
 
@@ -106,10 +108,10 @@ impl SrsCache {
             None => Parameters::read(path, self.checks),
         };
         let params = params.map(Arc::new).map_err(|e| e.to_string())?;
-        if let Some(hook) = &self.on_load {
-            hook(&params)?;
+        match &self.on_load {
+            Some(hook) => Ok(hook(&params)?.unwrap_or(params)),
+            None => Ok(params),
         }
-        Ok(params)
     }
 
     fn tick(&self) -> u64 {

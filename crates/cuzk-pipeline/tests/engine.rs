@@ -317,6 +317,102 @@ fn witness_partitions_give_back_the_bytes_of_a_b_c() {
     assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
+/// A CPU device that keeps its own copy of each parameter set it is
+/// prepared for, as a GPU keeps the bases in device memory, and proves with
+/// that copy whichever set it is handed; it counts the calls handed a set
+/// without bases.
+#[derive(Default)]
+struct Holding {
+    cpu: CpuBackend,
+    copies: Mutex<Vec<(usize, Arc<Parameters>)>>,
+    slim_calls: Arc<Mutex<usize>>,
+    /// Sleeps this long in each call, so that synthesized partitions queue.
+    delay: std::time::Duration,
+}
+impl ProveBackend for Holding {
+    fn name(&self) -> String {
+        self.cpu.name()
+    }
+    fn prove(
+        &self,
+        p: &Arc<Parameters>,
+        a: &[ProvingAssignment<Scalar>],
+        r: &[(Scalar, Scalar)],
+    ) -> Result<ProveOutput, String> {
+        if !p.has_bases() {
+            *self.slim_calls.lock().unwrap() += 1;
+        }
+        std::thread::sleep(self.delay);
+        let key = Arc::as_ptr(p) as usize;
+        let copy = self.copies.lock().unwrap().iter().find(|(k, _)| *k == key).map(|(_, c)| c.clone());
+        self.cpu.prove(&copy.ok_or("parameters this device was never prepared for")?, a, r)
+    }
+    fn prepare(&self, p: &Arc<Parameters>) -> Result<(), String> {
+        self.copies.lock().unwrap().push((Arc::as_ptr(p) as usize, p.clone()));
+        Ok(())
+    }
+    fn holds_bases(&self, p: &Arc<Parameters>) -> bool {
+        self.copies.lock().unwrap().iter().any(|(k, _)| *k == Arc::as_ptr(p) as usize)
+    }
+    fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {
+        for (k, _) in self.copies.lock().unwrap().iter_mut().filter(|(k, _)| *k == Arc::as_ptr(full) as usize) {
+            *k = Arc::as_ptr(slim) as usize;
+        }
+    }
+}
+
+#[test]
+fn the_host_drops_the_bases_only_when_every_device_holds_them() {
+    let (path, _) = params();
+    let holding = Holding::default();
+    let slim_calls = holding.slim_calls.clone();
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(holding)];
+    let engine = Engine::new(Config { backends: Some(backends), self_check: true, ..sequential(None) }).unwrap();
+    let (j, inputs) = job(path, 3, 50);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert!(*slim_calls.lock().unwrap() > 0, "the engine kept the bases though its only device holds them");
+
+    let holding = Holding::default();
+    let slim_calls = holding.slim_calls.clone();
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(holding), Arc::new(CpuBackend::simulated(1))];
+    let engine = Engine::new(Config { backends: Some(backends), self_check: true, ..config(2) }).unwrap();
+    let (j, inputs) = job(path, 4, 51);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert_eq!(*slim_calls.lock().unwrap(), 0, "a CPU device needs the host bases");
+}
+
+#[test]
+fn bases_the_host_dropped_give_their_budget_to_partitions() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = engine_partition_bytes(params);
+    // Room for the file and one and a half partitions: one partition at a
+    // time while the host holds the bases, more once it does not.
+    let timeline = Buf::default();
+    let holding = Holding { delay: std::time::Duration::from_millis(40), ..Holding::default() };
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(holding)];
+    let mut cfg = Config { backends: Some(backends), synthesis: SynthesisMode::Classic, ..config(1) };
+    cfg.memory_budget = file_len + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 8, 52);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    let mut live = 0i64;
+    let mut peak = 0i64;
+    for e in timeline.events() {
+        match e["event"].as_str().unwrap() {
+            "synth_start" => live += 1,
+            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
+            _ => {}
+        }
+        peak = peak.max(live);
+    }
+    assert!(peak > 1, "partitions held at once: {peak}");
+}
+
 #[test]
 fn classic_synthesis_records_nothing() {
     let (path, _) = params();

@@ -41,12 +41,70 @@ pub struct Parameters {
     pub b_g1: Arc<Vec<G1Affine>>,
     /// vᵢ(τ) in G2, same variables as `b_g1`.
     pub b_g2: Arc<Vec<G2Affine>>,
+    /// How many bases each query has, kept by [`Parameters::without_bases`].
+    counts: BaseCounts,
+}
+
+/// How many bases each query of a parameter set has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BaseCounts {
+    /// H bases: the domain size minus one.
+    pub h: usize,
+    /// L bases: one per private variable.
+    pub l: usize,
+    /// A bases.
+    pub a: usize,
+    /// B bases, in G1 and in G2 alike.
+    pub b: usize,
 }
 
 /// Points encoded per parallel step when writing.
 const WRITE_CHUNK_POINTS: usize = 1 << 16;
 
 impl Parameters {
+    /// Parameters from their parts.
+    pub fn new(
+        vk: VerifyingKey,
+        h: Arc<Vec<G1Affine>>,
+        l: Arc<Vec<G1Affine>>,
+        a: Arc<Vec<G1Affine>>,
+        b_g1: Arc<Vec<G1Affine>>,
+        b_g2: Arc<Vec<G2Affine>>,
+    ) -> Parameters {
+        let counts = BaseCounts { h: h.len(), l: l.len(), a: a.len(), b: b_g1.len() };
+        Parameters { vk, h, l, a, b_g1, b_g2, counts }
+    }
+
+    /// How many bases each query has, also after the bases are released.
+    pub fn counts(&self) -> BaseCounts {
+        self.counts
+    }
+
+    /// Whether the bases are held (false after [`Parameters::without_bases`]).
+    pub fn has_bases(&self) -> bool {
+        self.h.len() == self.counts.h
+            && self.l.len() == self.counts.l
+            && self.a.len() == self.counts.a
+            && self.b_g1.len() == self.counts.b
+            && self.b_g2.len() == self.counts.b
+    }
+
+    /// The verifying key and the counts without the bases: what an engine
+    /// keeps in host memory once every device it proves on holds the bases
+    /// (a Filecoin parameter file is ~47 GB). Proving on the CPU or writing
+    /// the file needs the bases; both refuse parameters without them.
+    pub fn without_bases(&self) -> Parameters {
+        Parameters {
+            vk: self.vk.clone(),
+            h: Arc::default(),
+            l: Arc::default(),
+            a: Arc::default(),
+            b_g1: Arc::default(),
+            b_g2: Arc::default(),
+            counts: self.counts,
+        }
+    }
+
     /// Loads a parameter file, checking every count against the file length before
     /// allocating and decoding points in parallel at the given check level.
     pub fn read(path: &Path, checks: PointChecks) -> Result<Parameters, Error> {
@@ -65,6 +123,9 @@ impl Parameters {
 
     /// Writes the parameters byte-identically to bellperson's `Parameters::write`.
     pub fn write<W: Write>(&self, mut w: W) -> Result<(), Error> {
+        if !self.has_bases() {
+            return Err(Error::BasesReleased);
+        }
         self.vk.write(&mut w)?;
         write_section(&mut w, Section::H, &self.h)?;
         write_section(&mut w, Section::L, &self.l)?;

@@ -44,7 +44,7 @@ pub(super) fn read_parameters(path: &Path, checks: PointChecks, progress: Progre
     let count = r.count(section, size)?;
     let b_g2 = Arc::new(read_points(&mut r, section, count, checks, progress)?);
     r.finish()?;
-    Ok(Parameters { vk, h, l, a, b_g1, b_g2 })
+    Ok(Parameters::new(vk, h, l, a, b_g1, b_g2))
 }
 
 /// Reads `count` points of one section; points at infinity are rejected, as

@@ -151,5 +151,5 @@ pub fn generate_parameters<C: Circuit<Scalar>>(
         delta_g2: (g2 * delta).to_affine(),
         ic,
     };
-    Ok(Parameters { vk, h: Arc::new(h), l: Arc::new(l), a: Arc::new(a), b_g1: Arc::new(b_g1), b_g2: Arc::new(b_g2) })
+    Ok(Parameters::new(vk, Arc::new(h), Arc::new(l), Arc::new(a), Arc::new(b_g1), Arc::new(b_g2)))
 }
