@@ -304,16 +304,7 @@ fn witness_partitions_give_back_the_bytes_of_a_b_c() {
     let (j, inputs) = job(path, 8, 40);
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
-    let mut live = 0i64;
-    let mut peak = 0i64;
-    for e in timeline.events() {
-        match e["event"].as_str().unwrap() {
-            "synth_start" => live += 1,
-            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
-            _ => {}
-        }
-        peak = peak.max(live);
-    }
+    let peak = peak_partitions_held(&timeline);
     assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
@@ -400,16 +391,7 @@ fn bases_the_host_dropped_give_their_budget_to_partitions() {
     let (j, inputs) = job(path, 8, 52);
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
-    let mut live = 0i64;
-    let mut peak = 0i64;
-    for e in timeline.events() {
-        match e["event"].as_str().unwrap() {
-            "synth_start" => live += 1,
-            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
-            _ => {}
-        }
-        peak = peak.max(live);
-    }
+    let peak = peak_partitions_held(&timeline);
     assert!(peak > 1, "partitions held at once: {peak}");
 }
 
@@ -524,6 +506,22 @@ fn a_critical_job_overtakes_queued_work() {
     assert!(started_before <= 1, "{started_before} low partitions started ahead of the critical job");
 }
 
+/// The most partitions held at once according to a timeline: from the start
+/// of their synthesis to the end of the call that proved them.
+fn peak_partitions_held(timeline: &Buf) -> i64 {
+    let mut live = 0i64;
+    let mut peak = 0i64;
+    for e in timeline.events() {
+        match e["event"].as_str().unwrap() {
+            "synth_start" => live += 1,
+            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
+            _ => {}
+        }
+        peak = peak.max(live);
+    }
+    peak
+}
+
 #[test]
 fn the_memory_budget_bounds_partitions_in_flight() {
     let (path, params) = params();
@@ -539,16 +537,7 @@ fn the_memory_budget_bounds_partitions_in_flight() {
     for h in handles {
         h.wait().unwrap();
     }
-    let mut live = 0i64;
-    let mut peak = 0i64;
-    for e in timeline.events() {
-        match e["event"].as_str().unwrap() {
-            "synth_start" => live += 1,
-            "prove_end" => live -= e["partitions"].as_array().unwrap().len() as i64,
-            _ => {}
-        }
-        peak = peak.max(live);
-    }
+    let peak = peak_partitions_held(&timeline);
     assert_eq!(peak, 1, "partitions held at once");
 }
 
