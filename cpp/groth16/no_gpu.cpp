@@ -24,5 +24,6 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs&, const uint64
                                                  uint64_t) {
     unavailable();
 }
+void quotient_engine::prefetch_recorded(const uint64_t*, uint64_t, const uint64_t*, uint64_t) { unavailable(); }
 
 }  // namespace cuzk::g16

@@ -320,6 +320,11 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
             const DeviceArray& h =
                 shape ? engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(), c.aux.size() / 4)
                       : engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
+            if (shape && i + 1 < count) {
+                const Groth16Circuit& next = *bt.inputs[i + 1];
+                engine.prefetch_recorded(next.input.data(), next.input.size() / 4, next.aux.data(),
+                                         next.aux.size() / 4);
+            }
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(h, first, len)));
             });

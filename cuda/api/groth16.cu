@@ -144,8 +144,15 @@ struct quotient_engine::state {
     pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
     cuda::event staged[2], uploaded;
     copy_pool copier{std::max(1u, std::min(8u, std::thread::hardware_concurrency()))};
-    /// The witness of run_recorded, kept between calls like the buffers.
-    spmv::scratch witness;
+    /// The witnesses of run_recorded, kept between calls like the buffers:
+    /// `current` is the one the next call uses unless a prefetch into the
+    /// other one is ready for it.
+    spmv::scratch witness[2];
+    unsigned current = 0;
+    /// Uploads the next circuit's witness while this one's H MSM runs.
+    std::thread prefetcher;
+    const uint64_t* prefetched_aux = nullptr;
+    bool prefetched = false;
 
     state(int32_t id, uint32_t log)
         : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t(n), dom(log, s) {
@@ -182,6 +189,25 @@ struct quotient_engine::state {
         CUZK_CUDA(cudaStreamWaitEvent(s, uploaded, 0));
         transform(buf, t.get(), true, false);
         transform(t.get(), buf, false, true);
+    }
+
+    /// [inputs | aux] into witness slot k through the staging buffers.
+    void upload_witness(unsigned k, const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux,
+                        uint64_t num_aux) {
+        witness[k].reserve(num_inputs + num_aux);
+        upload_staged(witness[k].witness(), inputs, num_inputs * sizeof(fr_t));
+        upload_staged(witness[k].witness() + num_inputs, aux, num_aux * sizeof(fr_t));
+    }
+
+    /// Waits for a prefetch; whether one is ready for `aux`. A failed
+    /// prefetch (say, no device memory for the second slot) is not an
+    /// error: the call uploads in its own time instead.
+    bool prefetch_ready_for(const uint64_t* aux) {
+        if (prefetcher.joinable()) prefetcher.join();
+        const bool ready = prefetched && prefetched_aux == aux;
+        prefetched = false;
+        prefetched_aux = nullptr;
+        return ready;
     }
 };
 
@@ -225,6 +251,7 @@ quotient_engine::quotient_engine(int32_t device, uint32_t log_n) {
 
 quotient_engine::~quotient_engine() {
     if (!s_) return;
+    s_->prefetch_ready_for(nullptr);
     // Only a state whose work all finished is kept: after an error the
     // streams may hold a failed launch, so it is freed instead.
     if (cudaSetDevice(s_->device) != cudaSuccess || cudaStreamSynchronize(s_->copy) != cudaSuccess ||
@@ -282,13 +309,16 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
                       std::to_string(shape.num_aux()) + " aux variables, the witness " + std::to_string(num_inputs) +
                       " and " + std::to_string(num_aux));
     cuda::use_device(st.device);
-    st.witness.reserve(num_inputs + num_aux);
-    st.upload_staged(st.witness.witness(), inputs, num_inputs * sizeof(fr_t));
-    st.upload_staged(st.witness.witness() + num_inputs, aux, num_aux * sizeof(fr_t));
+    if (st.prefetch_ready_for(aux)) {
+        st.current ^= 1;
+    } else {
+        st.upload_witness(st.current, inputs, num_inputs, aux, num_aux);
+    }
+    const spmv::scratch& w = st.witness[st.current];
     CUZK_CUDA(cudaEventRecord(st.uploaded, st.copy));
     CUZK_CUDA(cudaStreamWaitEvent(st.s, st.uploaded, 0));
     // Rows past the shape's come out zero: the padding to the domain.
-    spmv::evaluate_async(shape, st.witness, st.a.get(), st.b.get(), st.c.get(), st.n, st.s);
+    spmv::evaluate_async(shape, w, st.a.get(), st.b.get(), st.c.get(), st.n, st.s);
     if (st.log_n == 0) {
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
         CUZK_CUDA(cudaMemsetAsync(st.t.get(), 0, sizeof(fr_t), st.s));
@@ -302,8 +332,25 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
         CUZK_LAUNCHED();
         st.transform(st.a.get(), st.t.get(), true, true);
     }
-    spmv::check_rows(st.witness, st.s);
+    spmv::check_rows(w, st.s);
     return *st.result;
+}
+
+void quotient_engine::prefetch_recorded(const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux,
+                                        uint64_t num_aux) {
+    state& st = *s_;
+    st.prefetch_ready_for(nullptr);
+    st.prefetched_aux = aux;
+    st.prefetcher = std::thread([&st, inputs, num_inputs, aux, num_aux] {
+        try {
+            CUZK_CUDA(cudaSetDevice(st.device));
+            st.upload_witness(st.current ^ 1, inputs, num_inputs, aux, num_aux);
+            CUZK_CUDA(cudaStreamSynchronize(st.copy));
+            st.prefetched = true;
+        } catch (...) {
+            cudaGetLastError();
+        }
+    });
 }
 
 }  // namespace cuzk::g16

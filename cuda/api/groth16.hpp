@@ -65,6 +65,12 @@ public:
     const DeviceArray& run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
                                     const uint64_t* aux, uint64_t num_aux);
 
+    /// Starts uploading the witness the next run_recorded will be given, on
+    /// a thread of its own, so that the upload overlaps the caller's work
+    /// (the H MSM of the circuit before). The host memory must stay valid
+    /// until that call; if the upload fails, that call uploads instead.
+    void prefetch_recorded(const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux, uint64_t num_aux);
+
     struct state;
 
 private:
