@@ -187,8 +187,21 @@ struct quotient_engine::state {
         upload_staged(buf, host, m * sizeof(fr_t));
         CUZK_CUDA(cudaEventRecord(uploaded, copy));
         CUZK_CUDA(cudaStreamWaitEvent(s, uploaded, 0));
+        move_to_coset(buf);
+    }
+
+    /// buf's evaluations on the domain to its evaluations on the coset, in
+    /// place (t is the scratch).
+    void move_to_coset(fr_t* buf) {
         transform(buf, t.get(), true, false);
         transform(t.get(), buf, false, true);
+    }
+
+    /// (a·b − c)·Z⁻¹ on the coset into a, then h's coefficients into t.
+    void divide_to_h() {
+        divide_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(a.get(), b.get(), c.get(), z_inv, n);
+        CUZK_LAUNCHED();
+        transform(a.get(), t.get(), true, true);
     }
 
     /// [inputs | aux] into witness slot k through the staging buffers.
@@ -287,10 +300,7 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, co
     st.to_coset(st.a.get(), a, m);
     st.to_coset(st.b.get(), b, m);
     st.to_coset(st.c.get(), c, m);
-    divide_kernel<<<cuda::blocks_for(st.n, THREADS), THREADS, 0, st.s>>>(st.a.get(), st.b.get(), st.c.get(), st.z_inv,
-                                                                         st.n);
-    CUZK_LAUNCHED();
-    st.transform(st.a.get(), st.t.get(), true, true);
+    st.divide_to_h();
     st.s.sync();
     return *st.result;
 }
@@ -299,15 +309,8 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
                                                  const uint64_t* aux, uint64_t num_aux) {
     state& st = *s_;
     const uint64_t m = shape.rows();
-    if (shape.device() != st.device)
-        throw_invalid("quotient: the shape is on device " + std::to_string(shape.device()) + ", not device " +
-                      std::to_string(st.device));
     if (m == 0 || m > st.n)
         throw_invalid("quotient: " + std::to_string(m) + " constraints for a domain of " + std::to_string(st.n));
-    if (num_inputs != shape.num_inputs() || num_aux != shape.num_aux())
-        throw_invalid("quotient: the shape has " + std::to_string(shape.num_inputs()) + " inputs and " +
-                      std::to_string(shape.num_aux()) + " aux variables, the witness " + std::to_string(num_inputs) +
-                      " and " + std::to_string(num_aux));
     cuda::use_device(st.device);
     if (st.prefetch_ready_for(aux)) {
         st.current ^= 1;
@@ -323,14 +326,8 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
         CUZK_CUDA(cudaMemsetAsync(st.t.get(), 0, sizeof(fr_t), st.s));
     } else {
-        for (fr_t* buf : {st.a.get(), st.b.get(), st.c.get()}) {
-            st.transform(buf, st.t.get(), true, false);
-            st.transform(st.t.get(), buf, false, true);
-        }
-        divide_kernel<<<cuda::blocks_for(st.n, THREADS), THREADS, 0, st.s>>>(st.a.get(), st.b.get(), st.c.get(),
-                                                                             st.z_inv, st.n);
-        CUZK_LAUNCHED();
-        st.transform(st.a.get(), st.t.get(), true, true);
+        for (fr_t* buf : {st.a.get(), st.b.get(), st.c.get()}) st.move_to_coset(buf);
+        st.divide_to_h();
     }
     spmv::check_rows(w, st.s);
     return *st.result;

@@ -57,10 +57,11 @@ public:
     /// array stays valid until the next call.
     const DeviceArray& run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m);
 
-    /// As `run`, with a, b, c computed on the device by `shape` (on this
-    /// engine's device) from the witness, host Montgomery limbs of
-    /// num_inputs inputs and num_aux aux values: the witness is the only
-    /// upload. Throws unsatisfied(row=R) for the lowest row where a·b ≠ c,
+    /// As `run`, with a, b, c computed on the device by `shape` from the
+    /// witness, host Montgomery limbs of num_inputs inputs and num_aux aux
+    /// values: the witness is the only upload. The shape must be on this
+    /// engine's device and the counts its own (the host function's batch
+    /// checks both before any call). Throws unsatisfied(row=R) for the lowest row where a·b ≠ c,
     /// after which the engine is as usable as after a success.
     const DeviceArray& run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
                                     const uint64_t* aux, uint64_t num_aux);
