@@ -306,8 +306,7 @@ impl Engine {
             recordings: Recordings::new(
                 config.synthesis,
                 config.recordings_dir.take(),
-                backends.iter().all(|b| b.takes_witnesses()),
-                Some(prepare_shapes(&backends)),
+                backends.iter().all(|b| b.takes_witnesses()).then(|| prepare_shapes(&backends)),
             ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),

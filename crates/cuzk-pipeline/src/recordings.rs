@@ -112,11 +112,10 @@ pub struct RecordingStatus {
 pub(crate) struct Recordings {
     mode: SynthesisMode,
     dir: Option<PathBuf>,
-    /// The backends compute a, b, c from a witness: recorded partitions stop there.
-    witness_only: bool,
-    /// Called with each recording as it becomes ready, when `witness_only`:
-    /// the backends take their copies then, not inside a prove call.
-    on_ready: Option<Arc<OnReady>>,
+    /// Set when the backends compute a, b, c from a witness: recorded
+    /// partitions stop there, and the hook gives the backends each
+    /// recording as it becomes ready (not inside a prove call).
+    witness_only: Option<Arc<OnReady>>,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
@@ -125,9 +124,9 @@ pub(crate) struct Recordings {
 pub(crate) type OnReady = Box<dyn Fn(&Arc<RecordedShape<Scalar>>) + Send + Sync>;
 
 impl Recordings {
-    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: bool, on_ready: Option<OnReady>) -> Self {
-        let on_ready = on_ready.filter(|_| witness_only).map(Arc::new);
-        Recordings { mode, dir, witness_only, on_ready, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
+    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: Option<OnReady>) -> Self {
+        let witness_only = witness_only.map(Arc::new);
+        Recordings { mode, dir, witness_only, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
     }
 
     /// Waits until every recording being written to its file is written.
@@ -160,8 +159,7 @@ impl Recordings {
             saves: self.saves.clone(),
             inputs: params.vk.ic.len(),
             aux: params.counts().l,
-            witness_only: self.witness_only,
-            on_ready: self.on_ready.clone(),
+            witness_only: self.witness_only.clone(),
             report: Mutex::new(SynthReport::default()),
         }
     }
@@ -232,8 +230,7 @@ pub struct Synthesizer {
     saves: Arc<Mutex<Vec<JoinHandle<()>>>>,
     inputs: usize,
     aux: usize,
-    witness_only: bool,
-    on_ready: Option<Arc<OnReady>>,
+    witness_only: Option<Arc<OnReady>>,
     report: Mutex<SynthReport>,
 }
 
@@ -259,7 +256,7 @@ impl Synthesizer {
     /// compute a, b, c themselves, a recorded partition stops at its witness.
     pub(crate) fn partition<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
         match self.claimed(circuit)? {
-            Synthesized::Witness(w, shape) if !self.witness_only => {
+            Synthesized::Witness(w, shape) if self.witness_only.is_none() => {
                 self.evaluate(&shape, w).map(|pa| Synthesized::Assignment(Box::new(pa)))
             }
             done => Ok(done),
@@ -403,7 +400,7 @@ impl Synthesizer {
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
         self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
         slot.set_state(State::Ready(shape.clone()));
-        if let Some(ready) = &self.on_ready {
+        if let Some(ready) = &self.witness_only {
             ready(&shape);
         }
         if !fresh {
