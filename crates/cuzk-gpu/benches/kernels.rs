@@ -7,13 +7,16 @@
 //! each figure is the median of 5 runs after one warm-up, timed with CUDA
 //! events (device_ms; allocation of temporaries excluded), next to the
 //! call's wall time. CUZK_BENCH=arith,ntt,msm_g1,batch_add,msm_g2 (any
-//! subset) runs only those groups.
+//! subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes) only
+//! those sizes of the NTT, MSM and batch-addition groups.
 //!
 //! Bases are tiled on the device from 2^16 (G1) or 2^14 (G2) random points,
 //! and scalars from 2^20 - 3 random ones, so base i repeats every 2^16 but
-//! no (base, scalar) pair repeats below 2^36 points. Repeated bases cost the
-//! kernels the same as distinct ones. Without a GPU it exits non-zero,
-//! unless CUZK_ALLOW_NO_GPU=1.
+//! no (base, scalar) pair repeats below 2^36 points. So few distinct bases
+//! stay in the L2 cache, which a real SRS does not: CUZK_BENCH_DISTINCT=22
+//! tiles from 2^22 random points of each group instead (slower to generate,
+//! and the figure to compare with a proof's MSMs). Without a GPU it exits
+//! non-zero, unless CUZK_ALLOW_NO_GPU=1.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use blstrs::{Fp, G1Affine};
@@ -45,6 +48,10 @@ fn main() {
     println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{}}}", info.name, info.sm_count, info.total_mem);
     let only = std::env::var("CUZK_BENCH").ok();
     let wanted = |group: &str| only.as_deref().map_or(true, |list| list.split(',').any(|g| g.trim() == group));
+    let sizes = env_list("CUZK_BENCH_SIZES");
+    let sized = |log: u32| sizes.as_ref().map_or(true, |list| list.contains(&log));
+    let distinct = env_list("CUZK_BENCH_DISTINCT").and_then(|list| list.first().copied());
+    println!("{{\"bases_distinct_log\":{}}}", distinct.map_or("\"16 (G1), 14 (G2)\"".into(), |d| d.to_string()));
     let mut rng = ChaCha20Rng::seed_from_u64(0x6d736d);
     let mut table = Table::default();
     // One wave of 2048 resident threads per SM, four times over.
@@ -56,7 +63,7 @@ fn main() {
     }
     let random: Vec<Scalar> = (0..SCALAR_PERIOD).map(|_| Scalar::random(&mut rng)).collect();
     if wanted("ntt") {
-        for log in 16..=27 {
+        for log in (16..=27).filter(|&l| sized(l)) {
             for kind in [NttKind::Forward, NttKind::Inverse, NttKind::CosetForward, NttKind::CosetInverse] {
                 bench_ntt(&device, &random, log, kind, &mut table);
             }
@@ -71,31 +78,35 @@ fn main() {
         .collect();
 
     if wanted("msm_g1") || wanted("batch_add") {
-        let g1 = DeviceBases::<G1>::tiled(&device, &points::<G1Projective>(&mut rng, 1 << 16), 1 << 27).unwrap();
+        let pattern = points::<G1Projective>(&mut rng, 1 << distinct.unwrap_or(16));
+        let g1 = DeviceBases::<G1>::tiled(&device, &pattern, 1 << 27).unwrap();
+        drop(pattern);
         if wanted("msm_g1") {
-            for log in 16..=27 {
+            for log in (16..=27).filter(|&l| sized(l)) {
                 for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
                     bench_msm(&device, "msm_g1", name, &g1, pattern, log, &mut table);
                 }
             }
         }
         if wanted("batch_add") {
-            for log in [26, 27] {
+            for log in [26, 27].into_iter().filter(|&l| sized(l)) {
                 bench_batch_add(&mut rng, "batch_add_g1", &g1, log, &mut table);
             }
         }
     }
 
     if wanted("msm_g2") || wanted("batch_add") {
-        let g2 = DeviceBases::<G2>::tiled(&device, &points::<G2Projective>(&mut rng, 1 << 14), 1 << 24).unwrap();
+        let pattern = points::<G2Projective>(&mut rng, 1 << distinct.unwrap_or(14));
+        let g2 = DeviceBases::<G2>::tiled(&device, &pattern, 1 << 24).unwrap();
+        drop(pattern);
         if wanted("msm_g2") {
-            for log in 16..=24 {
+            for log in (16..=24).filter(|&l| sized(l)) {
                 for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
                     bench_msm(&device, "msm_g2", name, &g2, pattern, log, &mut table);
                 }
             }
         }
-        if wanted("batch_add") {
+        if wanted("batch_add") && sized(24) {
             bench_batch_add(&mut rng, "batch_add_g2", &g2, 24, &mut table);
         }
     }
@@ -182,18 +193,36 @@ fn bench_ntt(device: &Device, pattern: &[Scalar], log: u32, kind: NttKind, table
     }
 }
 
-/// n random affine points by a random walk and one batch normalisation.
-fn points<P: Curve<AffineRepr: Copy>>(rng: &mut ChaCha20Rng, n: usize) -> Vec<P::AffineRepr> {
-    let step = P::random(&mut *rng);
-    let mut p = P::random(&mut *rng);
-    let walk: Vec<P> = (0..n)
-        .map(|_| {
-            p = p.double() + step;
-            p
-        })
-        .collect();
+/// The comma-separated numbers of an environment variable, if it is set.
+fn env_list(name: &str) -> Option<Vec<u32>> {
+    let value = std::env::var(name).ok()?;
+    let parsed = value.split(',').map(|v| v.trim().parse::<u32>()).collect::<Result<Vec<_>, _>>();
+    match parsed {
+        Ok(list) => Some(list),
+        Err(e) => panic!("{name}={value:?}: expected comma-separated numbers ({e})"),
+    }
+}
+
+/// n random affine points: random walks (one per thread, from seeds drawn
+/// here) and one batch normalisation each.
+fn points<P: Curve<AffineRepr: Copy + Send> + Send>(rng: &mut ChaCha20Rng, n: usize) -> Vec<P::AffineRepr> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+    let share = n.div_ceil(threads);
+    let seeds: Vec<(P, P)> = (0..threads).map(|_| (P::random(&mut *rng), P::random(&mut *rng))).collect();
     let mut out = vec![P::identity().to_affine(); n];
-    P::batch_normalize(&walk, &mut out);
+    std::thread::scope(|scope| {
+        for (chunk, (mut p, step)) in out.chunks_mut(share).zip(seeds) {
+            scope.spawn(move || {
+                let walk: Vec<P> = (0..chunk.len())
+                    .map(|_| {
+                        p = p.double() + step;
+                        p
+                    })
+                    .collect();
+                P::batch_normalize(&walk, chunk);
+            });
+        }
+    });
     out
 }
 
