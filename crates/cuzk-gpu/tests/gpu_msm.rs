@@ -25,6 +25,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("msm_equal_scalars_fill_one_bucket", msm_equal_scalars_fill_one_bucket),
     ("msm_empty_and_mismatched_inputs", msm_empty_and_mismatched_inputs),
     ("msm_resident_prefixes_and_tiles", msm_resident_prefixes_and_tiles),
+    ("msm_long_runs_of_repeated_points", msm_long_runs_of_repeated_points),
     ("batch_add_matches_naive_sum", batch_add_matches_naive_sum),
     ("batch_add_rejects_bad_bitmaps", batch_add_rejects_bad_bitmaps),
     ("msm_out_of_memory_is_typed_and_recoverable", msm_out_of_memory_is_typed_and_recoverable),
@@ -205,22 +206,8 @@ fn msm_resident_prefixes_and_tiles(device: &Device, rng: &mut ChaCha20Rng) {
     let too_many = DeviceScalars::upload(device, &random_scalars(rng, 5001)).unwrap();
     assert!(matches!(msm_resident(&resident, &too_many), Err(GpuError::InvalidInput(_))));
 
-    // Tiles of coprime periods: base i is bases[i % 7], scalar i is pattern[i % 5].
-    let pattern = random_scalars(rng, 5);
-    let n = 100_003;
-    let tiled_bases = DeviceBases::<G1>::tiled(device, &bases[..7], n).unwrap();
-    let tiled_scalars = DeviceScalars::tiled(device, &pattern, n).unwrap();
-    let mut expected = G1Projective::identity();
-    let mut counts = [[0u64; 5]; 7];
-    for i in 0..n {
-        counts[i % 7][i % 5] += 1;
-    }
-    for (b, row) in counts.iter().enumerate() {
-        for (s, &count) in row.iter().enumerate() {
-            expected += bases[b].to_curve() * (pattern[s] * Scalar::from(count));
-        }
-    }
-    assert_eq!(msm_resident(&tiled_bases, &tiled_scalars).unwrap().sum, expected);
+    // Tiles of coprime periods.
+    tiled_case::<G1>(device, &bases[..7], &random_scalars(rng, 5), 100_003, "tiles");
     let g2 = random_points::<G2>(rng, 3);
     let tiled_g2 = DeviceBases::<G2>::tiled(device, &g2, 10).unwrap();
     let ones = vec![u64::MAX >> 54];
@@ -275,6 +262,48 @@ fn batch_add_rejects_bad_bitmaps(device: &Device, rng: &mut ChaCha20Rng) {
         let err = batch_add::<G1>(device, &bases, &bits).unwrap_err();
         assert!(matches!(err, GpuError::InvalidInput(_)), "{bits:?}: {err:?}");
     }
+}
+
+/// The MSM of n bases tiled from `bases` and scalars tiled from `scalars`
+/// (base i is bases[i % B], scalar i is scalars[i % S]), against the sum
+/// of each (base, scalar) pair times the number of times it occurs.
+fn tiled_case<C: TestCurve>(device: &Device, bases: &[C::A], scalars: &[Scalar], n: usize, what: &str) {
+    let mut counts = vec![vec![0u64; scalars.len()]; bases.len()];
+    for i in 0..n {
+        counts[i % bases.len()][i % scalars.len()] += 1;
+    }
+    let mut expected = C::P::identity();
+    for (b, row) in counts.iter().enumerate() {
+        for (s, &count) in row.iter().enumerate() {
+            expected += bases[b].to_curve() * (scalars[s] * Scalar::from(count));
+        }
+    }
+    let got = DeviceBases::<C>::tiled(device, bases, n)
+        .and_then(|b| msm_resident(&b, &DeviceScalars::tiled(device, scalars, n)?))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got.sum, expected, "{what}: n = {n}");
+}
+
+/// Large MSMs with few distinct scalars, so every bucket is one long run
+/// cut across many threads. A single repeated base makes each thread's
+/// second mixed addition a doubling (P + P), and equal shares make the
+/// keyed sums add equal partial sums (doublings of full additions); seven
+/// bases with the identity and a point beside its negation add identities
+/// and cancel inside the runs.
+fn msm_long_runs_of_repeated_points(device: &Device, rng: &mut ChaCha20Rng) {
+    let mut seven = random_points::<G1>(rng, 7);
+    seven[3] = G1Affine::identity();
+    seven[5] = (-seven[2].to_curve()).to_affine();
+    let five = random_scalars(rng, 5);
+    for n in [1 << 22, (1 << 22) + 1] {
+        tiled_case::<G1>(device, &seven[..1], &five[..3], n, "one base, G1");
+        tiled_case::<G1>(device, &seven, &five, n, "seven bases, G1");
+    }
+    let mut g2 = random_points::<G2>(rng, 7);
+    g2[3] = G2Affine::identity();
+    g2[5] = (-g2[2].to_curve()).to_affine();
+    tiled_case::<G2>(device, &g2[..1], &five[..3], (1 << 20) + 1, "one base, G2");
+    tiled_case::<G2>(device, &g2, &five, (1 << 20) + 1, "seven bases, G2");
 }
 
 /// An MSM that cannot fit fails with OutOfMemory and leaves the device
