@@ -5,7 +5,7 @@
 //! proptest prints the failing seed and input.
 
 use blstrs::{Fp, Fp2, G1Projective, G2Projective, Scalar};
-use cuzk_ffi::cast::as_limbs;
+use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
 use cuzk_gpu::arith::{
     host_curve_op, host_field_constants, host_field_op, host_root_of_unity, CurveOp, FieldOp, KernelCurve,
     KernelField, G1, G2,
@@ -119,7 +119,7 @@ fn words(limbs: &[u64]) -> Vec<u32> {
 }
 fn from_words<F: PrimeKernelField>(w: &[u32]) -> F {
     let mut x = [F::ZERO];
-    for (limb, pair) in cuzk_ffi::cast::as_limbs_mut(&mut x).iter_mut().zip(w.chunks(2)) {
+    for (limb, pair) in as_limbs_mut(&mut x).iter_mut().zip(w.chunks(2)) {
         *limb = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
     }
     x[0]
