@@ -22,6 +22,27 @@ uint32_t constants_of(rust::Slice<uint64_t> modulus, rust::Slice<uint64_t> one, 
     return F::m0();
 }
 
+// The device's carry-chain schedules, run instruction for instruction
+// against the host emulation of the carry flag (cuda/ff/carry.hpp). The
+// emulation throws std::logic_error on a schedule that reads a flag nobody
+// set; cxx turns it into an error like any other.
+template <class P>
+ff::mont<P> device_schedule(FieldOp op, const ff::mont<P>& a, const ff::mont<P>& b) {
+    using F = ff::mont<P>;
+    switch (op) {
+        case FieldOp::AddChain: return F::template add_chain<ff::emulated>(a, b);
+        case FieldOp::SubChain: return F::template sub_chain<ff::emulated>(a, b);
+        case FieldOp::MulChain: return F::template mul_chain<ff::emulated>(a, b);
+        case FieldOp::SqrChain: return F::template sqr_chain<ff::emulated>(a);
+        default: throw_invalid("not a device schedule");
+    }
+}
+
+template <class F>
+F device_schedule(FieldOp, const F&, const F&) {
+    throw_invalid("the device carry-chain schedules are those of the prime fields");
+}
+
 template <class F>
 F apply(FieldOp op, const F& a, const F& b) {
     switch (op) {
@@ -31,6 +52,10 @@ F apply(FieldOp op, const F& a, const F& b) {
         case FieldOp::Sqr: return a.sqr();
         case FieldOp::Neg: return -a;
         case FieldOp::Inv: return a.inverse();
+        case FieldOp::AddChain:
+        case FieldOp::SubChain:
+        case FieldOp::MulChain:
+        case FieldOp::SqrChain: return device_schedule(op, a, b);
     }
     throw_invalid("unknown field op");
 }

@@ -143,7 +143,13 @@ struct alignas(16) mont {
     CUZK_HD mont& operator*=(const mont& b) { return *this = *this * b; }
     CUZK_HD mont& operator+=(const mont& b) { return *this = *this + b; }
     CUZK_HD mont& operator-=(const mont& b) { return *this = *this - b; }
-    CUZK_HD mont sqr() const { return *this * *this; }
+    CUZK_HD mont sqr() const {
+#if defined(__CUDA_ARCH__)
+        return sqr_chain<ptx>(*this);
+#else
+        return mul_portable(*this, *this);
+#endif
+    }
 
     /// Coarsely integrated operand scanning (CIOS): one multiply row, then one
     /// reduction row, per limb of b. The host path and the reference for the
@@ -265,6 +271,164 @@ struct alignas(16) mont {
         }
         o[N - 2] = C::madc_lo_cc(m, p.v[N - 1], o[N - 2]);
         o[N - 1] = C::madc_hi(m, p.v[N - 1], o[N - 1]);
+    }
+
+    /// Montgomery squaring, the device schedule (C = ptx; see carry.hpp):
+    /// the CIOS frame of mul_chain with the multiply rows cut to a triangle.
+    /// a^2 = sum_i a_i 2^(32i) (a_i 2^(32i) + 2 sum_(j>i) a_j 2^(32j)), so
+    /// row i multiplies a_i by W_j = a_i (j = i), a_(i+1) << 1 (j = i+1) and
+    /// limb j of 2a (j > i+1), for j >= i only: each cross product a_i a_j
+    /// is formed once, already doubled, and the diagonal a_i^2 joins the
+    /// same chain. 2a needs no limb N because a < p < 2^(32N-1). That is
+    /// N(N+1)/2 products (78 for Fp, instead of 144) and the N^2 of the
+    /// reduction.
+    ///
+    /// Row i's products land at frame limbs j..j+1 for j >= i, so its two
+    /// chains (even j into e, odd j into o, as in mul_chain) start in the
+    /// middle of the frame and end at its top, where mul_chain's chains end
+    /// too. Below them nothing is added, so the division by 2^32 is a
+    /// renaming except for e[1] + o[0]; its carry (weight 2^32) goes into
+    /// the odd reduction chain, which runs first and starts with madc. For
+    /// i >= 1 no product reaches frame limb 0, so m is known right after
+    /// that addition.
+    ///
+    /// Doubling early raises the frame: before row i's division it holds
+    /// (L (2a - L) + M) / 2^(32i) < 2^32 (2a + p), with L = a mod
+    /// 2^(32(i+1)) and M < 2^(32(i+1)) p the reduction multiples so far,
+    /// where mul_chain's frame stays below 2^32 2p. When 3p <= 2^(32N)
+    /// (Fp) that still fits the frame's N+1 limbs and chains end in o[N-1]
+    /// as in mul_chain; otherwise (Fr, p > 2^(32N)/3) one more word `top`
+    /// takes their carries and becomes o[N-1] of the next frame. The result
+    /// is below 2p either way, as in mul_chain. N must be even.
+    template <class C>
+    CUZK_HD static mont sqr_chain(const mont& a) {
+        static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
+        uint32_t d[N];  // limb j of 2a, for the j >= 2 that rows read
+        CUZK_UNROLL
+        for (int j = 2; j < N; j++) d[j] = (a.v[j] << 1) | (a.v[j - 1] >> 31);
+        uint32_t e[N], o[N], top = 0;
+        CUZK_UNROLL
+        for (int j = 0; j < N; j += 2) {
+            const uint32_t w0 = sqr_operand(a, d, 0, j), w1 = sqr_operand(a, d, 0, j + 1);
+            e[j] = C::mul_lo(a.v[0], w0);
+            e[j + 1] = C::mul_hi(a.v[0], w0);
+            o[j] = C::mul_lo(a.v[0], w1);
+            o[j + 1] = C::mul_hi(a.v[0], w1);
+        }
+        sqr_reduce<C, false>(e, o, top);
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) {
+            uint32_t e2[N], o2[N];
+            e2[0] = C::add_cc(o[0], e[1]);
+            CUZK_UNROLL
+            for (int k = 1; k < N; k++) e2[k] = o[k];
+            CUZK_UNROLL
+            for (int k = 0; k < N - 2; k++) o2[k] = e[k + 2];
+            o2[N - 2] = 0;
+            o2[N - 1] = top;
+            top = 0;
+            sqr_reduce<C, true>(e2, o2, top);
+            sqr_row<C>(a, d, i, e2, o2, top);
+            CUZK_UNROLL
+            for (int k = 0; k < N; k++) {
+                e[k] = e2[k];
+                o[k] = o2[k];
+            }
+        }
+        mont r;
+        r.v[0] = C::add_cc(o[0], e[1]);
+        CUZK_UNROLL
+        for (int k = 1; k < N - 1; k++) r.v[k] = C::addc_cc(o[k], e[k + 1]);
+        r.v[N - 1] = C::addc(o[N - 1], 0u);
+        return reduce_once_chain<C>(r);
+    }
+
+    /// Whether sqr_chain's frame needs the extra word: 3p > 2^(32N) may hold
+    /// unless 3 (p_(N-1) + 1) <= 2^32.
+    CUZK_HDC static bool sqr_needs_top() {
+        return 3 * (uint64_t(P::modulus().v[N - 1]) + 1) > (uint64_t(1) << 32);
+    }
+
+    /// W_j of row i in sqr_chain (j >= i): a_i, then a_(i+1) << 1 (limb i+1
+    /// of 2a without the bit of a_i, whose product is in a_i^2 already),
+    /// then the limbs of 2a.
+    CUZK_HD static uint32_t sqr_operand(const mont& a, const uint32_t (&d)[N], int i, int j) {
+        return j == i ? a.v[i] : j == i + 1 ? a.v[j] << 1 : d[j];
+    }
+
+    /// The last high word of a chain, into o[N-1]; with `top`, its carry
+    /// goes there instead of being known to be zero.
+    template <class C>
+    CUZK_HD static uint32_t sqr_end_hi(uint32_t x, uint32_t y, uint32_t o_top, uint32_t& top) {
+        if constexpr (sqr_needs_top()) {
+            const uint32_t r = C::madc_hi_cc(x, y, o_top);
+            top = C::addc(top, 0u);
+            return r;
+        } else {
+            return C::madc_hi(x, y, o_top);
+        }
+    }
+
+    /// The carry out of an e chain (weight 2^(32N)) into o[N-1], and on into `top`.
+    template <class C>
+    CUZK_HD static void sqr_carry_up(uint32_t (&o)[N], uint32_t& top) {
+        if constexpr (sqr_needs_top()) {
+            o[N - 1] = C::addc_cc(o[N - 1], 0u);
+            top = C::addc(top, 0u);
+        } else {
+            o[N - 1] = C::addc(o[N - 1], 0u);
+        }
+    }
+
+    /// Adds m p with m = e[0] (-p^-1) mod 2^32, which zeroes e[0]. The odd
+    /// chain runs first so that, with CarryIn, it takes the carry of the
+    /// addition that formed e[0].
+    template <class C, bool CarryIn>
+    CUZK_HD static void sqr_reduce(uint32_t (&e)[N], uint32_t (&o)[N], uint32_t& top) {
+        constexpr limbs<N> p = modulus();
+        constexpr uint32_t inv = m0();
+        const uint32_t m = e[0] * inv;
+        if constexpr (CarryIn) {
+            o[0] = C::madc_lo_cc(m, p.v[1], o[0]);
+        } else {
+            o[0] = C::mad_lo_cc(m, p.v[1], o[0]);
+        }
+        CUZK_UNROLL
+        for (int j = 1; j < N; j += 2) {
+            if (j > 1) o[j - 1] = C::madc_lo_cc(m, p.v[j], o[j - 1]);
+            o[j] = j == N - 1 ? sqr_end_hi<C>(m, p.v[j], o[j], top) : C::madc_hi_cc(m, p.v[j], o[j]);
+        }
+        e[0] = C::mad_lo_cc(m, p.v[0], e[0]);
+        e[1] = C::madc_hi_cc(m, p.v[0], e[1]);
+        CUZK_UNROLL
+        for (int j = 2; j < N; j += 2) {
+            e[j] = C::madc_lo_cc(m, p.v[j], e[j]);
+            e[j + 1] = C::madc_hi_cc(m, p.v[j], e[j + 1]);
+        }
+        sqr_carry_up<C>(o, top);
+    }
+
+    /// Adds row i of sqr_chain, a_i W_j at frame limb j for j >= i.
+    template <class C>
+    CUZK_HD static void sqr_row(const mont& a, const uint32_t (&d)[N], int i, uint32_t (&e)[N], uint32_t (&o)[N],
+                                uint32_t& top) {
+        const uint32_t ai = a.v[i];
+        const int even = i + (i & 1), odd = i + 1 - (i & 1);
+        if (even < N) {
+            CUZK_UNROLL
+            for (int j = even; j < N; j += 2) {
+                const uint32_t w = sqr_operand(a, d, i, j);
+                e[j] = j == even ? C::mad_lo_cc(ai, w, e[j]) : C::madc_lo_cc(ai, w, e[j]);
+                e[j + 1] = C::madc_hi_cc(ai, w, e[j + 1]);
+            }
+            sqr_carry_up<C>(o, top);
+        }
+        CUZK_UNROLL
+        for (int j = odd; j < N; j += 2) {
+            const uint32_t w = sqr_operand(a, d, i, j);
+            o[j - 1] = j == odd ? C::mad_lo_cc(ai, w, o[j - 1]) : C::madc_lo_cc(ai, w, o[j - 1]);
+            o[j] = j == N - 1 ? sqr_end_hi<C>(ai, w, o[j], top) : C::madc_hi_cc(ai, w, o[j]);
+        }
     }
 
     /// reduce_once as one subtraction chain and a select per limb.

@@ -66,6 +66,15 @@ pub mod ffi {
         Neg,
         /// Inverse; zero maps to zero.
         Inv,
+        /// a + b through the device's carry-chain schedule (`add_chain`),
+        /// run on the host against an emulated carry flag; prime fields only.
+        AddChain,
+        /// a - b through the device schedule `sub_chain`, emulated; prime fields only.
+        SubChain,
+        /// a * b through the device schedule `mul_chain`, emulated; prime fields only.
+        MulChain,
+        /// a^2 through the device schedule `sqr_chain`, emulated; prime fields only.
+        SqrChain,
     }
 
     /// A group of BLS12-381.

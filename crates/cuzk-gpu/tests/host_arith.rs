@@ -1,9 +1,11 @@
 //! The kernels' field and curve code, compiled for the host, against blstrs:
-//! random values and edge cases (0, 1, p-1, identity, P+P, P-P, O+P).
+//! random values and edge cases (0, 1, p-1, identity, P+P, P-P, O+P). The
+//! device's carry-chain schedules run here too, against an emulated carry
+//! flag, on inputs whose Montgomery limbs make carries run far.
 //! proptest prints the failing seed and input.
 
 use blstrs::{Fp, Fp2, G1Projective, G2Projective, Scalar};
-use cuzk_ffi::cast::as_limbs;
+use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
 use cuzk_gpu::arith::{
     host_curve_op, host_field_constants, host_field_op, host_root_of_unity, CurveOp, FieldOp, KernelCurve,
     KernelField, G1, G2,
@@ -92,6 +94,132 @@ proptest! {
     #[test]
     fn fp2_matches_blstrs(a in element::<Fp2>(), b in element::<Fp2>()) {
         check_field(a, b);
+    }
+}
+
+/// A prime field whose device schedules the hooks run.
+trait PrimeKernelField: KernelField + std::fmt::Debug {
+    /// p - 1 as little-endian bytes.
+    fn p_minus_1_le() -> Vec<u8>;
+}
+impl PrimeKernelField for Scalar {
+    fn p_minus_1_le() -> Vec<u8> {
+        (-Scalar::ONE).to_bytes_le().to_vec()
+    }
+}
+impl PrimeKernelField for Fp {
+    fn p_minus_1_le() -> Vec<u8> {
+        (-Fp::ONE).to_bytes_le().to_vec()
+    }
+}
+
+/// u64 limbs as the kernels' 32-bit words, and back.
+fn words(limbs: &[u64]) -> Vec<u32> {
+    limbs.iter().flat_map(|&l| [l as u32, (l >> 32) as u32]).collect()
+}
+fn from_words<F: PrimeKernelField>(w: &[u32]) -> F {
+    let mut x = [F::ZERO];
+    for (limb, pair) in as_limbs_mut(&mut x).iter_mut().zip(w.chunks(2)) {
+        *limb = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
+    }
+    x[0]
+}
+
+/// Elements given by their Montgomery words (what the schedules see), all
+/// below p: 0, 1 (the form of R^-1), R - 1, p - 1, all words 0xffffffff
+/// under a top word one below p's, and all words 0xffffffff under a zero
+/// top word.
+fn word_edges<F: PrimeKernelField>() -> Vec<F> {
+    let p = words(&modulus_of(&F::p_minus_1_le()));
+    let n = p.len();
+    let small = |w: u32| {
+        let mut v = vec![0; n];
+        v[0] = w;
+        v
+    };
+    let minus_one = |mut v: Vec<u32>| {
+        let i = v.iter().position(|&w| w != 0).expect("nonzero");
+        v[i] -= 1;
+        v[..i].iter_mut().for_each(|w| *w = u32::MAX);
+        v
+    };
+    let r_minus_1 = minus_one(words(as_limbs(&[F::ONE])));
+    let mut ones_below_p = vec![u32::MAX; n];
+    ones_below_p[n - 1] = p[n - 1] - 1;
+    let mut ones_below_top = vec![u32::MAX; n];
+    ones_below_top[n - 1] = 0;
+    let edges = [small(0), small(1), r_minus_1, minus_one(p), ones_below_p, ones_below_top];
+    edges.iter().map(|w| from_words(w)).collect()
+}
+
+/// Montgomery words drawn from 0, 1, 2^31, 0xffffffff and random words, the
+/// top word below p's so that the value is below p.
+fn word_pattern<F: PrimeKernelField>() -> impl Strategy<Value = F> {
+    let p = words(&modulus_of(&F::p_minus_1_le()));
+    let word = prop_oneof![Just(0u32), Just(1), Just(1 << 31), Just(u32::MAX), any::<u32>()];
+    let top = p[p.len() - 1];
+    (prop::collection::vec(word, p.len() - 1), prop_oneof![Just(0u32), Just(top - 1), 0..top]).prop_map(
+        |(mut w, t)| {
+            w.push(t);
+            from_words::<F>(&w)
+        },
+    )
+}
+
+/// Field edge cases, word edge cases, word patterns and random elements.
+fn schedule_input<F: PrimeKernelField>() -> impl Strategy<Value = F> {
+    prop_oneof![
+        2 => element::<F>(),
+        1 => prop::sample::select(word_edges::<F>()),
+        2 => word_pattern::<F>(),
+    ]
+}
+
+fn check_schedules<F: PrimeKernelField>(a: F, b: F) {
+    let cases = [
+        (FieldOp::AddChain, a + b),
+        (FieldOp::SubChain, a - b),
+        (FieldOp::MulChain, a * b),
+        (FieldOp::SqrChain, a.square()),
+    ];
+    for (op, want) in cases {
+        assert_eq!(host_field_op(op, &a, &b).unwrap(), want, "{op:?} of {a:?}, {b:?}");
+    }
+}
+
+#[test]
+fn schedules_on_all_word_edges() {
+    fn all_pairs<F: PrimeKernelField>() {
+        let edges = word_edges::<F>();
+        for &a in &edges {
+            for &b in &edges {
+                check_schedules(a, b);
+            }
+        }
+    }
+    all_pairs::<Scalar>();
+    all_pairs::<Fp>();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn fr_schedules_match_blstrs(a in schedule_input::<Scalar>(), b in schedule_input::<Scalar>()) {
+        check_schedules(a, b);
+    }
+
+    #[test]
+    fn fp_schedules_match_blstrs(a in schedule_input::<Fp>(), b in schedule_input::<Fp>()) {
+        check_schedules(a, b);
+    }
+}
+
+#[test]
+fn fp2_has_no_device_schedules() {
+    for op in [FieldOp::AddChain, FieldOp::SubChain, FieldOp::MulChain, FieldOp::SqrChain] {
+        let err = host_field_op(op, &Fp2::ONE, &Fp2::ONE).unwrap_err();
+        assert!(matches!(err, cuzk_gpu::GpuError::InvalidInput(_)), "{op:?}: {err:?}");
     }
 }
 
