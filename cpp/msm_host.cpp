@@ -80,8 +80,7 @@ rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Sli
                                      uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
                                      uint32_t segment_len) {
     if (keys.size() != values.size()) throw_invalid("msm_reduce_model: one value per key");
-    if (threads == 0 || buckets_per_window == 0 || segment_len == 0 || buckets % buckets_per_window != 0 ||
-        buckets_per_window % segment_len != 0)
+    if (threads == 0 || buckets_per_window == 0 || segment_len == 0 || buckets % buckets_per_window != 0)
         throw_invalid("msm_reduce_model: inconsistent shape");
     for (size_t i = 0; i < keys.size(); i++) {
         if (keys[i] >= buckets || (i > 0 && keys[i] < keys[i - 1]))
@@ -105,17 +104,25 @@ rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Sli
     }
     keyed_sum(std::move(slot_keys), std::move(slot_sums), bucket);
 
-    // Window reduction: segments keyed by window, then a keyed sum.
-    const uint32_t windows = buckets / buckets_per_window, segments = buckets_per_window / segment_len;
+    // Window reduction, as suffix_kernel then segment_sum_kernel: suffix
+    // sums in place (on a copy, so the bucket sums can be returned), each
+    // segment's weighted sum keyed by window, then a keyed sum.
+    const uint32_t windows = buckets / buckets_per_window;
+    const uint64_t seg_threads = uint64_t(windows) * msm::segments_per_window(buckets_per_window, segment_len);
+    std::vector<wrap64> suffix = bucket;
+    for (uint64_t t = 0; t < seg_threads; t++) {
+        const msm::segment_span sp = msm::segment_of(t, buckets_per_window, segment_len, windows);
+        wrap64* window = suffix.data() + uint64_t(sp.g) * buckets_per_window;
+        msm::suffix_sums<wrap64>([&](uint32_t b) -> wrap64& { return window[b]; }, sp.lo, sp.count);
+    }
     std::vector<uint32_t> seg_keys;
     std::vector<wrap64> seg_sums;
-    for (uint32_t w = 0; w < windows; w++) {
-        const wrap64* window = bucket.data() + uint64_t(w) * buckets_per_window;
-        for (uint32_t j = 0; j < segments; j++) {
-            seg_keys.push_back(w);
-            seg_sums.push_back(
-                msm::weighted_segment<wrap64>([&](uint32_t b) { return window[b]; }, j * segment_len, segment_len));
-        }
+    for (uint64_t t = 0; t < seg_threads; t++) {
+        const msm::segment_span sp = msm::segment_of(t, buckets_per_window, segment_len, windows);
+        const wrap64* window = suffix.data() + uint64_t(sp.g) * buckets_per_window;
+        const wrap64 acc = msm::sum_of_suffixes<wrap64>([&](uint32_t b) { return window[b]; }, sp.lo, sp.count);
+        seg_keys.push_back(sp.g);
+        seg_sums.push_back(acc.add(msm::mul_small(window[sp.lo], sp.lo)));
     }
     std::vector<wrap64> window_sums(windows, wrap64::identity());
     keyed_sum(std::move(seg_keys), std::move(seg_sums), window_sums);

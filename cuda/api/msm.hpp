@@ -75,7 +75,8 @@ uint32_t msm_window_bits(uint64_t n);
 /// the group of integers mod 2^64: `keys` sorted bucket keys, `values` their
 /// items, split over `threads` first-level threads; returns per bucket the
 /// sum of its values (`buckets` entries, wrapping) followed by, per window of
-/// `buckets_per_window` buckets reduced in segments of `segment_len`,
+/// `buckets_per_window` buckets reduced in segments of `segment_len` (the
+/// last of a window shorter when it does not divide them),
 /// sum_b (b + 1) bucket_b.
 rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Slice<const uint64_t> values,
                                      uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,

@@ -153,44 +153,61 @@ __device__ void sum_slots(const uint32_t* in_keys, const xyzz<F>* in_sums, uint6
     reduce_chunk<called<F>>(in_keys, m, chunk_of(t, threads, m), add, complete, partial);
 }
 
-/// Thread (g, j) of the window reduction: segment j (buckets [j len,
-/// (j + 1) len)) of window g gives sum_b (b + 1) B_b over the segment, keyed
-/// g for the keyed sum that adds a window's segments.
-template <class F>
-__device__ void window_segment(const xyzz<F>* buckets, uint32_t buckets_per_window, uint32_t len, uint32_t windows,
-                               uint32_t* out_keys, xyzz<F>* out_sums) {
-    const uint64_t t = global_thread();
-    const uint32_t segments = buckets_per_window / len;
-    if (t >= uint64_t(windows) * segments) return;
-    const uint32_t g = uint32_t(t / segments), j = uint32_t(t % segments);
-    const xyzz<F>* window = buckets + uint64_t(g) * buckets_per_window;
-    out_keys[t] = g;
-    out_sums[t] = weighted_segment<called<F>>([&](uint32_t b) { return called<F>{window[b]}; }, j * len, len).p;
-}
-
-/// Arguments of reduce_kernel; `segment_len` = 0 selects a keyed-sum level.
+/// Arguments of reduce_kernel, one keyed-sum level.
 template <class F>
 struct reduce_args {
     const uint32_t* in_keys;
-    const xyzz<F>* in_sums;  // keyed level: the m input slots; window step: the buckets
+    const xyzz<F>* in_sums;
     uint64_t m;
     xyzz<F>* targets;
     uint32_t* out_keys;
     xyzz<F>* out_sums;
-    uint32_t buckets_per_window, segment_len, windows;
 };
 
-/// Every full-addition step after the bucket accumulation, in one kernel:
-/// ptxas compiles an out-of-line callee into each kernel that calls it, and
-/// G2's addition alone takes it most of a minute, so one kernel keeps the
-/// build short. The mode is uniform per launch, so nothing diverges.
+/// Every keyed-sum level, in one kernel: ptxas compiles an out-of-line
+/// callee into each kernel that calls it, and G2's is slow to compile.
 template <class F>
 __global__ void reduce_kernel(reduce_args<F> a) {
-    if (a.segment_len == 0) {
-        sum_slots(a.in_keys, a.in_sums, a.m, a.targets, a.out_keys, a.out_sums);
-    } else {
-        window_segment(a.in_sums, a.buckets_per_window, a.segment_len, a.windows, a.out_keys, a.out_sums);
-    }
+    sum_slots(a.in_keys, a.in_sums, a.m, a.targets, a.out_keys, a.out_sums);
+}
+
+/// Blocks per SM the window reduction's suffix step is compiled for: G1's
+/// inlined addition then fits 168 registers.
+template <class F>
+constexpr int suffix_blocks() {
+    return sizeof(F) == sizeof(ff::fp_t) ? 3 : 1;
+}
+
+/// Window reduction, step 1: each thread turns its segment of a window's
+/// buckets into suffix sums (segments.hpp), in place. A kernel of its own so
+/// that its inlined addition keeps only two points live: the old single-step
+/// kernel held a running sum, an accumulator and call frames in 255
+/// registers with spills, two blocks per SM.
+template <class F>
+__global__ void __launch_bounds__(THREADS, suffix_blocks<F>())
+    suffix_kernel(xyzz<F>* buckets, uint32_t per_window, uint32_t len, uint32_t windows) {
+    const segment_span sp = segment_of(global_thread(), per_window, len, windows);
+    if (sp.count == 0) return;
+    xyzz<F>* window = buckets + uint64_t(sp.g) * per_window;
+    suffix_sums<xyzz<F>>([&](uint32_t b) -> xyzz<F>& { return window[b]; }, sp.lo, sp.count);
+}
+
+/// Window reduction, step 2: thread t's segment of window g gives
+/// sum_b (b + 1) B_b over the segment from its suffix sums, keyed g for the
+/// keyed sum that adds a window's segments. Its additions are calls, as in
+/// reduce_kernel: lo S_lo needs doublings too, and inlining all three
+/// spills kilobytes in G2.
+template <class F>
+__global__ void __launch_bounds__(THREADS)
+    segment_sum_kernel(const xyzz<F>* suffixes, uint32_t per_window, uint32_t len, uint32_t windows,
+                       uint32_t* out_keys, xyzz<F>* out_sums) {
+    const uint64_t t = global_thread();
+    const segment_span sp = segment_of(t, per_window, len, windows);
+    if (sp.count == 0) return;
+    const xyzz<F>* window = suffixes + uint64_t(sp.g) * per_window;
+    const called<F> acc = sum_of_suffixes<called<F>>([&](uint32_t b) { return called<F>{window[b]}; }, sp.lo, sp.count);
+    out_keys[t] = sp.g;
+    out_sums[t] = acc.add(mul_small(called<F>{window[sp.lo]}, sp.lo)).p;
 }
 
 /// Converts `count` sums to blst's Jacobian form for the host.

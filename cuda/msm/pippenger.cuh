@@ -7,7 +7,8 @@
 //     sort     CUB radix sort of those pairs by bucket key
 //     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
 //              mixed additions, cut runs summed level by level (segments.hpp)
-//     windows  per window sum_b (b + 1) B_b in segments, then a keyed sum
+//     windows  per window sum_b (b + 1) B_b in segments (suffix sums, then
+//              their sum), then a keyed sum
 //   -> one Jacobian sum S_w per window; the caller forms sum_w 2^(c w) S_w,
 //      a chain of ~256 doublings that the host does far faster than one thread.
 //
@@ -67,7 +68,7 @@ void keyed_sum(const uint32_t* keys, const xyzz<F>* sums, uint64_t m, xyzz<F>* t
         uint32_t* out_keys = into_first ? slots.keys0.get() : slots.keys1.get();
         xyzz<F>* out_sums = into_first ? slots.sums0.get() : slots.sums1.get();
         reduce_kernel<F><<<shape.blocks, shape.block, 0, s>>>(
-            reduce_args<F>{keys, sums, count, targets, out_keys, out_sums, 0, 0, 0});
+            reduce_args<F>{keys, sums, count, targets, out_keys, out_sums});
         CUZK_LAUNCHED();
         keys = out_keys;
         sums = out_sums;
@@ -102,10 +103,9 @@ inline msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, ui
     l.pairs = uint64_t(n) * group;
     l.level1 = shape_for(std::min(l.pairs, level1_cap));
     // Segments short enough to give the window reduction a full wave.
-    uint32_t len = 1;
-    while (len < l.buckets && uint64_t(group) * (l.buckets / len) > segment_cap) len *= 2;
-    l.segment_len = len;
-    l.segments = l.buckets / len;
+    const uint64_t segs = std::max<uint64_t>(1, std::min<uint64_t>(l.buckets, segment_cap / group));
+    l.segment_len = uint32_t((l.buckets + segs - 1) / segs);
+    l.segments = segments_per_window(l.buckets, l.segment_len);
     l.slots = std::max(2 * l.level1.threads(), first_level_slots(uint64_t(group) * l.segments));
     cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
     CUZK_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, l.sort_temp, k, v, l.pairs, 0,
@@ -119,7 +119,8 @@ template <class F>
 uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cudaStream_t s,
                      std::vector<jacobian<F>>& out) {
     const uint64_t level1_cap = resident_threads(accumulate_points_kernel<F>);
-    const uint64_t segment_cap = resident_threads(reduce_kernel<F>);
+    const uint64_t segment_cap =
+        std::min(resident_threads(suffix_kernel<F>), resident_threads(segment_sum_kernel<F>));
     const uint32_t c = window_bits_for(n);
     const uint32_t windows = window_count(c);
 
@@ -171,8 +172,11 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
         keyed_sum<F>(slots.keys0.get(), slots.sums0.get(), 2 * first.threads(), buckets.get(), slots, s);
 
         const uint64_t seg_threads = uint64_t(g) * l.segments;
-        reduce_kernel<F><<<cuda::blocks_for(seg_threads, THREADS), THREADS, 0, s>>>(reduce_args<F>{
-            nullptr, buckets.get(), 0, nullptr, seg_keys.get(), seg_sums.get(), l.buckets, l.segment_len, g});
+        const unsigned seg_blocks = cuda::blocks_for(seg_threads, THREADS);
+        suffix_kernel<F><<<seg_blocks, THREADS, 0, s>>>(buckets.get(), l.buckets, l.segment_len, g);
+        CUZK_LAUNCHED();
+        segment_sum_kernel<F><<<seg_blocks, THREADS, 0, s>>>(buckets.get(), l.buckets, l.segment_len, g,
+                                                              seg_keys.get(), seg_sums.get());
         CUZK_LAUNCHED();
         keyed_sum<F>(seg_keys.get(), seg_sums.get(), seg_threads, window_sums.get(), slots, s);
 

@@ -98,18 +98,43 @@ CUZK_HD A mul_small(const A& p, uint32_t k) {
     return r;
 }
 
-/// sum_{b in [lo, lo + len)} (b + 1) B_b, one thread's segment of a window's
-/// bucket reduction (bucket b holds the points of digit b + 1). Running sums
-/// from the top give sum (b - lo + 1) B_b in 2 len additions; lo times the
-/// plain sum of the segment supplies the rest. bucket(b) returns B_b.
+/// Segment j of each window in the window reduction: buckets [lo, lo +
+/// count) of window g, for thread t of a launch over `windows` windows of
+/// `per_window` buckets in segments of `len` (the last one of a window may
+/// be shorter); count = 0 for threads past the last segment.
+struct segment_span {
+    uint32_t g, lo, count;
+};
+
+CUZK_HD uint32_t segments_per_window(uint32_t per_window, uint32_t len) { return (per_window + len - 1) / len; }
+
+CUZK_HD segment_span segment_of(uint64_t t, uint32_t per_window, uint32_t len, uint32_t windows) {
+    const uint32_t segments = segments_per_window(per_window, len);
+    if (t >= uint64_t(windows) * segments) return {0, 0, 0};
+    const uint32_t g = uint32_t(t / segments), lo = uint32_t(t % segments) * len;
+    return {g, lo, per_window - lo < len ? per_window - lo : len};
+}
+
+/// First step of a segment's weighted sum: its suffix sums, in place,
+/// B_b <- B_b + ... + B_(lo+count-1). One addition per bucket, with only a
+/// running sum and one bucket live. bucket(b) returns a reference.
 template <class A, class Bucket>
-CUZK_HD A weighted_segment(Bucket&& bucket, uint32_t lo, uint32_t len) {
-    A run = A::identity(), acc = A::identity();
-    for (uint32_t b = lo + len; b-- > lo;) {
+CUZK_HD void suffix_sums(Bucket&& bucket, uint32_t lo, uint32_t count) {
+    A run = A::identity();
+    for (uint32_t b = lo + count; b-- > lo;) {
         run = run.add(bucket(b));
-        acc = acc.add(run);
+        bucket(b) = run;
     }
-    return acc.add(mul_small(run, lo));
+}
+
+/// Second step: the plain sum of the suffix sums S_b of segment [lo, lo +
+/// count), which is sum_b (b - lo + 1) B_b. The weighted sum sum_b (b + 1)
+/// B_b adds lo S_lo (mul_small) to it.
+template <class A, class Suffix>
+CUZK_HD A sum_of_suffixes(Suffix&& suffix, uint32_t lo, uint32_t count) {
+    A acc = A::identity();
+    for (uint32_t b = lo; b < lo + count; b++) acc = acc.add(suffix(b));
+    return acc;
 }
 
 /// Number of set bits of a 64-bit word.

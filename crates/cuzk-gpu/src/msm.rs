@@ -305,7 +305,7 @@ mod tests {
                 1u64..300,
                 Just(buckets),
                 Just(per),
-                (0..=log_per).prop_map(|l| 1u32 << l),
+                1..=per,
             )
                 .prop_map(|(mut items, threads, buckets, per, seg)| {
                     items.sort_by_key(|&(k, _)| k);
@@ -326,12 +326,15 @@ mod tests {
     #[test]
     fn reduction_model_edge_shapes() {
         // Every item in one bucket, split over more threads than items and
-        // over exactly as many; a single item; no items.
+        // over exactly as many; a single item; no items. Segments of 3 and 5
+        // do not divide a window of 4 buckets.
         for (n, threads) in [(1000usize, 1u64), (1000, 7), (1000, 1000), (1000, 4096), (1, 3), (0, 5)] {
             let keys = vec![3u32; n];
             let values: Vec<u64> = (1..=n as u64).collect();
-            let got = ffi::msm_reduce_model(&keys, &values, threads, 8, 4, 2).unwrap();
-            assert_eq!(got, naive_reduce(&keys, &values, 8, 4), "n = {n}, threads = {threads}");
+            for seg in [2, 3, 5] {
+                let got = ffi::msm_reduce_model(&keys, &values, threads, 8, 4, seg).unwrap();
+                assert_eq!(got, naive_reduce(&keys, &values, 8, 4), "n = {n}, threads = {threads}, segment {seg}");
+            }
         }
     }
 
