@@ -100,9 +100,9 @@ void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&
 
 /// Bases of q at the tail positions, gathered on the host from pinned memory
 /// (streaming only; resident SRSs gather on the device).
-std::vector<uint64_t> host_gather(const query_bases& q, const std::vector<uint32_t>& positions) {
+host_vector<uint64_t> host_gather(const query_bases& q, const host_vector<uint32_t>& positions) {
     const uint64_t elem = array_element_bytes(q.kind);
-    std::vector<uint64_t> out(positions.size() * elem / 8);
+    host_vector<uint64_t> out(positions.size() * elem / 8);
     for (size_t t = 0; t < positions.size(); t++) std::memcpy(out.data() + t * elem / 8, q.host_at(positions[t]), elem);
     return out;
 }
@@ -111,7 +111,7 @@ std::vector<uint64_t> host_gather(const query_bases& q, const std::vector<uint32
 struct host_temporaries {
     std::vector<blinding> blindings;
     query_split l, a, b;
-    std::vector<uint64_t> tail_msm_l_bases, tail_msm_a_bases, tail_msm_b_g1_bases, tail_msm_b_g2_bases;
+    host_vector<uint64_t> tail_msm_l_bases, tail_msm_a_bases, tail_msm_b_g1_bases, tail_msm_b_g2_bases;
 };
 
 /// Per-call state of one batch.
@@ -128,7 +128,7 @@ struct batch {
 /// or, for a dense query, the full MSM (into *msm_ms).
 template <class F, class Target>
 void prove_query(const batch& bt, const query_bases& bases, const query_split& split,
-                 const std::vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, Target&& target) {
+                 const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, Target&& target) {
     const Groth16Srs& srs = bt.srs;
     const size_t count = bt.circuits.size();
     if (split.dense) {

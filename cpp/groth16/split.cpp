@@ -153,8 +153,8 @@ std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits,
     std::vector<aux_classes> out(circuits.size());
     for (size_t i = 0; i < circuits.size(); i++) {
         const uint64_t words = (circuits[i].num_aux + 63) / 64;
-        out[i].ones.assign(words, 0);
-        out[i].others.assign(words, 0);
+        out[i].ones = zeroed<uint64_t>(words, threads);
+        out[i].others = zeroed<uint64_t>(words, threads);
     }
     *alloc_ms += ms_since(start);
     // Pieces of whole words: each word has one writer, so no atomics here.
@@ -193,8 +193,12 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
 
     // Per circuit: its ones, and its tail positions (inputs and other scalars).
     auto start = std::chrono::steady_clock::now();
-    out.ones.assign(count, std::vector<uint64_t>(words, 0));
-    std::vector<std::vector<uint64_t>> others(count, std::vector<uint64_t>(words, 0));
+    std::vector<host_vector<uint64_t>> others(count);
+    out.ones.resize(count);
+    for (size_t i = 0; i < count; i++) {
+        out.ones[i] = zeroed<uint64_t>(words, threads);
+        others[i] = zeroed<uint64_t>(words, threads);
+    }
     *alloc_ms += ms_since(start);
     parallel_for(pieces.size(), threads, [&](size_t k) {
         const piece& p = pieces[k];
@@ -211,7 +215,7 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
 
     // The tail is the union over the batch; rank[w] counts its positions
     // before word w, so any piece finds a position's index in the tail.
-    std::vector<uint64_t> tail_bits(words, 0);
+    host_vector<uint64_t> tail_bits = zeroed<uint64_t>(words, threads);
     const uint64_t word_block = std::max<uint64_t>(1, (words + threads - 1) / threads);
     parallel_for((words + word_block - 1) / word_block, threads, [&](size_t b) {
         const uint64_t end = std::min(words, (b + 1) * word_block);
@@ -222,7 +226,8 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
         }
     });
     others.clear();
-    std::vector<uint64_t> rank(words + 1, 0);
+    host_vector<uint64_t> rank(words + 1);
+    rank[0] = 0;
     for (uint64_t w = 0; w < words; w++) rank[w + 1] = rank[w] + uint64_t(__builtin_popcountll(tail_bits[w]));
     const uint64_t tail_len = rank[words];
     out.dense = 2 * tail_len > out.len;
@@ -236,7 +241,8 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
         });
         const uint64_t copied = out.aux_direct ? out.len - circuits[0].num_aux : out.len;
         start = std::chrono::steady_clock::now();
-        out.scalars.assign(count, std::vector<fr_t>(copied, fr_t::zero()));
+        out.scalars.resize(count);
+        for (auto& s : out.scalars) s = zeroed<fr_t>(copied, threads);
         *alloc_ms += ms_since(start);
         parallel_for(pieces.size(), threads, [&](size_t k) {
             const piece& p = pieces[k];
@@ -256,8 +262,10 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
     }
 
     start = std::chrono::steady_clock::now();
-    out.scalars.assign(count, std::vector<fr_t>(tail_len, fr_t::zero()));
-    out.tail.resize(tail_len);
+    out.scalars.resize(count);
+    for (auto& s : out.scalars) s = zeroed<fr_t>(tail_len, threads);
+    // Every position is written below, by the threads that fault it in.
+    out.tail = host_vector<uint32_t>(tail_len);
     *alloc_ms += ms_since(start);
     parallel_for((words + word_block - 1) / word_block, threads, [&](size_t b) {
         const uint64_t end = std::min(words, (b + 1) * word_block);

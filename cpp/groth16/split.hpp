@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "curve.hpp"
+#include "parallel.hpp"
 
 namespace cuzk::g16 {
 
@@ -41,12 +42,12 @@ struct query_split {
     /// them, except for L, whose scalars are the aux assignment itself).
     bool dense = false;
     /// Sparse only: per circuit, bit p set where base p's scalar is one.
-    std::vector<std::vector<uint64_t>> ones;
+    std::vector<host_vector<uint64_t>> ones;
     /// Sparse only: the tail's base positions, ascending.
-    std::vector<uint32_t> tail;
+    host_vector<uint32_t> tail;
     /// Per circuit: the tail scalars (sparse) or all scalars (dense, A and
     /// B), or with `aux_direct` only the query's inputs.
-    std::vector<std::vector<fr_t>> scalars;
+    std::vector<host_vector<fr_t>> scalars;
     /// Dense A or B where every aux variable has a base (as in dense
     /// circuits): the aux part of the scalars is the aux assignment as it is,
     /// so only the inputs are copied. Copying the whole query into fresh
@@ -58,7 +59,7 @@ struct query_split {
 /// One circuit's aux variables by class: bit j of `ones` is set where aux j
 /// is one, of `others` where it is neither zero nor one.
 struct aux_classes {
-    std::vector<uint64_t> ones, others;
+    host_vector<uint64_t> ones, others;
 };
 
 /// The classes of every circuit's aux variables: the one pass over the
