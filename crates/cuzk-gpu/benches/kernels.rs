@@ -5,8 +5,9 @@
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
 //! and 0/1 batch addition at 50 % ones. Inputs are resident on the GPU;
 //! each figure is the median of 5 runs after one warm-up, timed with CUDA
-//! events (device_ms; allocation of temporaries excluded), next to the
-//! call's wall time. CUZK_BENCH=arith,ntt,msm_g1,batch_add,msm_g2 (any
+//! events (device_ms; the MSM's own allocations and frees of its
+//! temporaries fall between the events and count, as they do in a proof),
+//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,batch_add,msm_g2 (any
 //! subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes) only
 //! those sizes of the NTT, MSM and batch-addition groups.
 //!
