@@ -240,6 +240,13 @@ struct alignas(16) mont {
                 o[k] = o2[k];
             }
         }
+        return frame_result<C>(e, o);
+    }
+
+    /// The last division by 2^32 of a mul_chain or sqr_chain frame (e[0] is
+    /// zero), then the one conditional subtraction.
+    template <class C>
+    CUZK_HD static mont frame_result(const uint32_t (&e)[N], const uint32_t (&o)[N]) {
         mont r;
         r.v[0] = C::add_cc(o[0], e[1]);
         CUZK_UNROLL
@@ -335,12 +342,7 @@ struct alignas(16) mont {
                 o[k] = o2[k];
             }
         }
-        mont r;
-        r.v[0] = C::add_cc(o[0], e[1]);
-        CUZK_UNROLL
-        for (int k = 1; k < N - 1; k++) r.v[k] = C::addc_cc(o[k], e[k + 1]);
-        r.v[N - 1] = C::addc(o[N - 1], 0u);
-        return reduce_once_chain<C>(r);
+        return frame_result<C>(e, o);
     }
 
     /// Whether sqr_chain's frame needs the extra word: 3p > 2^(32N) may hold
