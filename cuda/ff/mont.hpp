@@ -255,12 +255,11 @@ struct alignas(16) mont {
         return reduce_once_chain<C>(r);
     }
 
-    /// Adds m p with m = e[0] (-p^-1) mod 2^32, which zeroes e[0].
+    /// The products m p_j of even j added into e, low and high words, as one
+    /// carry chain whose carry out stays in the flag for the caller.
     template <class C>
-    CUZK_HD static void reduce_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
+    CUZK_HD static void reduce_even(uint32_t (&e)[N], uint32_t m) {
         constexpr limbs<N> p = modulus();
-        constexpr uint32_t inv = m0();
-        const uint32_t m = e[0] * inv;
         e[0] = C::mad_lo_cc(m, p.v[0], e[0]);
         e[1] = C::madc_hi_cc(m, p.v[0], e[1]);
         CUZK_UNROLL
@@ -268,6 +267,15 @@ struct alignas(16) mont {
             e[j] = C::madc_lo_cc(m, p.v[j], e[j]);
             e[j + 1] = C::madc_hi_cc(m, p.v[j], e[j + 1]);
         }
+    }
+
+    /// Adds m p with m = e[0] (-p^-1) mod 2^32, which zeroes e[0].
+    template <class C>
+    CUZK_HD static void reduce_row(uint32_t (&e)[N], uint32_t (&o)[N]) {
+        constexpr limbs<N> p = modulus();
+        constexpr uint32_t inv = m0();
+        const uint32_t m = e[0] * inv;
+        reduce_even<C>(e, m);
         o[N - 1] = C::addc(o[N - 1], 0u);
         o[0] = C::mad_lo_cc(m, p.v[1], o[0]);
         o[1] = C::madc_hi_cc(m, p.v[1], o[1]);
@@ -400,13 +408,7 @@ struct alignas(16) mont {
             if (j > 1) o[j - 1] = C::madc_lo_cc(m, p.v[j], o[j - 1]);
             o[j] = j == N - 1 ? sqr_end_hi<C>(m, p.v[j], o[j], top) : C::madc_hi_cc(m, p.v[j], o[j]);
         }
-        e[0] = C::mad_lo_cc(m, p.v[0], e[0]);
-        e[1] = C::madc_hi_cc(m, p.v[0], e[1]);
-        CUZK_UNROLL
-        for (int j = 2; j < N; j += 2) {
-            e[j] = C::madc_lo_cc(m, p.v[j], e[j]);
-            e[j + 1] = C::madc_hi_cc(m, p.v[j], e[j + 1]);
-        }
+        reduce_even<C>(e, m);
         sqr_carry_up<C>(o, top);
     }
 
