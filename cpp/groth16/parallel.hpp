@@ -39,9 +39,15 @@ inline unsigned cpu_threads() {
 }
 
 /// Runs f(i) for i < n on up to `threads` threads; rethrows the first error.
+/// One worker's worth runs on the calling thread: the split calls this for
+/// every bitmap, and a small one is cheaper to fill than a thread to start.
 template <class F>
 void parallel_for(size_t n, unsigned threads, F&& f) {
     const size_t workers = std::max<size_t>(1, std::min<size_t>(n, threads));
+    if (workers == 1) {
+        for (size_t i = 0; i < n; i++) f(i);
+        return;
+    }
     std::vector<std::exception_ptr> errors(workers);
     std::vector<std::thread> pool;
     pool.reserve(workers);
