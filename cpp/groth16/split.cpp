@@ -153,8 +153,9 @@ std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits,
     std::vector<aux_classes> out(circuits.size());
     for (size_t i = 0; i < circuits.size(); i++) {
         const uint64_t words = (circuits[i].num_aux + 63) / 64;
-        out[i].ones = zeroed<uint64_t>(words, threads);
-        out[i].others = zeroed<uint64_t>(words, threads);
+        // Every word is written below, by the threads that fault it in.
+        out[i].ones = host_vector<uint64_t>(words);
+        out[i].others = host_vector<uint64_t>(words);
     }
     *alloc_ms += ms_since(start);
     // Pieces of whole words: each word has one writer, so no atomics here.
@@ -215,7 +216,7 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
 
     // The tail is the union over the batch; rank[w] counts its positions
     // before word w, so any piece finds a position's index in the tail.
-    host_vector<uint64_t> tail_bits = zeroed<uint64_t>(words, threads);
+    host_vector<uint64_t> tail_bits(words);  // every word written below
     const uint64_t word_block = std::max<uint64_t>(1, (words + threads - 1) / threads);
     parallel_for((words + word_block - 1) / word_block, threads, [&](size_t b) {
         const uint64_t end = std::min(words, (b + 1) * word_block);
