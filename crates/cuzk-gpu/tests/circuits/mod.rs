@@ -102,24 +102,24 @@ impl Circuit<Scalar> for Random {
     }
 }
 
-fn value() -> impl Strategy<Value = Value> {
+/// Values drawn with these weights for zero, one, minus one, a small
+/// integer and a random element.
+fn weighted(w: [u32; 5]) -> impl Strategy<Value = Value> {
     prop_oneof![
-        3 => Just(Value::Zero),
-        3 => Just(Value::One),
-        1 => Just(Value::MinusOne),
-        1 => (2u64..6).prop_map(Value::Small),
-        2 => any::<u64>().prop_map(Value::Random),
+        w[0] => Just(Value::Zero),
+        w[1] => Just(Value::One),
+        w[2] => Just(Value::MinusOne),
+        w[3] => (2u64..6).prop_map(Value::Small),
+        w[4] => any::<u64>().prop_map(Value::Random),
     ]
 }
 
+fn value() -> impl Strategy<Value = Value> {
+    weighted([3, 3, 1, 1, 2])
+}
+
 fn coefficient() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        1 => Just(Value::Zero),
-        4 => Just(Value::One),
-        3 => Just(Value::MinusOne),
-        2 => (2u64..6).prop_map(Value::Small),
-        2 => any::<u64>().prop_map(Value::Random),
-    ]
+    weighted([1, 4, 3, 2, 2])
 }
 
 fn nonzero_coefficient() -> impl Strategy<Value = Value> {
