@@ -1,7 +1,11 @@
-//! `cargo xtask gpu-bundle [DIR]`: builds the GPU test (and later bench)
-//! binaries in release mode with CUDA and libstdc++ linked statically, and
-//! copies them with a `run.sh` into DIR (default target/gpu-bundle), so a
+//! `cargo xtask gpu-bundle [DIR]`: builds the GPU test and bench binaries in
+//! release mode with CUDA and libstdc++ linked statically, and puts them,
+//! gzipped, with a `run.sh` into DIR (default target/gpu-bundle), so a
 //! machine with a GPU and no Rust toolchain can run them (docs/GPU.md).
+//! The binaries are compressed because the bundle travels to the device
+//! machine under a 64 MiB limit that the plain binaries (~85 MiB for sm_90
+//! alone: each carries the static CUDA runtime and its kernels) exceed;
+//! run.sh unpacks them next to themselves before the first run.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,7 +51,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut runs = Vec::new();
     for artifact in ARTIFACTS {
         for (name, exe) in build(&root, &build_dir, &nvcc, artifact)? {
-            fs::copy(&exe, dest.join("bin").join(&name)).map_err(|e| format!("copy {}: {e}", exe.display()))?;
+            let copy = dest.join("bin").join(&name);
+            fs::copy(&exe, &copy).map_err(|e| format!("copy {}: {e}", exe.display()))?;
+            gzip(&copy)?;
             match artifact {
                 Artifact::Tests(_) => runs.push(format!("run {name}")),
                 Artifact::Bench(..) => runs.push(format!("run {name} --bench")),
@@ -127,6 +133,19 @@ fn json_string<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     Some(&line[start..start + len])
 }
 
+/// Replaces `path` with `path.gz` (gzip -9, no name or time stamp stored).
+fn gzip(path: &Path) -> Result<(), String> {
+    let status = Command::new("gzip")
+        .args(["-9", "-n", "-f"])
+        .arg(path)
+        .status()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if !status.success() {
+        return Err(format!("gzip {} failed ({status})", path.display()));
+    }
+    Ok(())
+}
+
 fn dir_size(dir: &Path) -> Result<u64, String> {
     let mut total = 0;
     for entry in fs::read_dir(dir).map_err(|e| e.to_string())? {
@@ -144,11 +163,24 @@ fn make_executable(path: &Path) -> Result<(), String> {
 
 const RUN_SH: &str = r#"#!/bin/sh
 # Runs every binary of this GPU bundle (built by `cargo xtask gpu-bundle`).
-# Output: <dir>/bundle.log (all output) and <dir>/results.jsonl (one line per
+# The binaries travel gzipped (bin/NAME.gz); they are unpacked to bin/NAME
+# first, so bin/cuzk and the others can also be run by hand afterwards.
+# `run.sh --unpack` only unpacks. Output: <dir>/bundle.log (all output) and <dir>/results.jsonl (one line per
 # binary), where <dir> is $1, else $OUT, else ./results. Exit status is
 # non-zero if any binary failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+for packed in "$here"/bin/*.gz; do
+    [ -e "$packed" ] || continue
+    plain=${packed%.gz}
+    if [ ! -x "$plain" ] || [ "$packed" -nt "$plain" ]; then
+        gunzip -c "$packed" >"$plain.tmp" && chmod +x "$plain.tmp" && mv "$plain.tmp" "$plain" || {
+            echo "run.sh: cannot unpack $packed" >&2
+            exit 1
+        }
+    fi
+done
+[ "${1:-}" = "--unpack" ] && exit 0
 out=${1:-${OUT:-$here/results}}
 mkdir -p "$out"
 : >"$out/results.jsonl"
