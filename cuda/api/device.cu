@@ -14,8 +14,8 @@ DeviceInfo device_info(int32_t id) {
     cuda::use_device(id);
     cudaDeviceProp prop{};
     CUZK_CUDA(cudaGetDeviceProperties(&prop, id));
-    size_t free = 0, total = 0;
-    CUZK_CUDA(cudaMemGetInfo(&free, &total));
+    uint64_t free = 0, total = 0;
+    cuda::memory_info(&free, &total);
     DeviceInfo info;
     info.name = rust::String(prop.name);
     info.id = id;

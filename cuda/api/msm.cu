@@ -75,7 +75,7 @@ float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap
     std::memset(out.data(), 0, out.size() * 8);
     if (bitmap.empty()) return 0.0f;
     cuda::stream s;
-    cuda::buffer<uint64_t> words(bitmap.size());
+    cuda::scratch<uint64_t> words(bitmap.size(), s);
     cuda::stream_timer timer(s);
     CUZK_CUDA(cudaMemcpyAsync(words.get(), bitmap.data(), bitmap.size() * 8, cudaMemcpyHostToDevice, s));
     const jacobian<F> sum =

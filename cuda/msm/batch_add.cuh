@@ -30,12 +30,12 @@ jacobian<F> batch_add(const affine<F>* bases, const uint64_t* words, uint64_t wo
                           sizeof(xyzz<F>) + sizeof(jacobian<F>);
     if (need > budget) throw_oom(need, free, "batch addition temporaries");
 
-    cuda::buffer<uint32_t> counts(word_count), before(word_count);
-    cuda::buffer<uint8_t> temp(scan_temp);
-    cuda::buffer<uint32_t> part_keys(shape.threads());
-    cuda::buffer<xyzz<F>> parts(shape.threads()), total(1);
-    slot_buffers<F> slots(slot_count);
-    cuda::buffer<jacobian<F>> sum(1);
+    cuda::scratch<uint32_t> counts(word_count, s), before(word_count, s);
+    cuda::scratch<uint8_t> temp(scan_temp, s);
+    cuda::scratch<uint32_t> part_keys(shape.threads(), s);
+    cuda::scratch<xyzz<F>> parts(shape.threads(), s), total(1, s);
+    slot_buffers<F> slots(slot_count, s);
+    cuda::scratch<jacobian<F>> sum(1, s);
 
     CUZK_CUDA(cudaMemsetAsync(total.get(), 0, sizeof(xyzz<F>), s));
     popcount_kernel<<<cuda::blocks_for(word_count, THREADS), THREADS, 0, s>>>(words, word_count, counts.get());

@@ -13,7 +13,9 @@
 //      a chain of ~256 doublings that the host does far faster than one thread.
 //
 // Every allocation happens before the first launch, so running out of memory
-// fails cleanly with nothing queued.
+// fails cleanly with nothing queued. Temporaries come from the device's
+// memory pool in the order of the call's stream (cuda::scratch), so calls
+// after the first allocate and free them without the driver.
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
@@ -30,8 +32,8 @@ namespace cuzk::msm {
 /// Device memory free for one call, leaving headroom for the CUDA context,
 /// CUB and other streams.
 inline uint64_t memory_budget(uint64_t* free_out) {
-    size_t free = 0, total = 0;
-    CUZK_CUDA(cudaMemGetInfo(&free, &total));
+    uint64_t free = 0, total = 0;
+    cuda::memory_info(&free, &total);
     *free_out = free;
     const uint64_t reserve = std::max<uint64_t>(uint64_t(256) << 20, total / 64);
     return free > reserve ? free - reserve : 0;
@@ -51,10 +53,10 @@ uint64_t resident_threads(Kernel kernel) {
 /// Two ping-pong sets of (key, point) slots for the keyed-sum levels.
 template <class F>
 struct slot_buffers {
-    cuda::buffer<uint32_t> keys0, keys1;
-    cuda::buffer<xyzz<F>> sums0, sums1;
+    cuda::scratch<uint32_t> keys0, keys1;
+    cuda::scratch<xyzz<F>> sums0, sums1;
 
-    explicit slot_buffers(uint64_t n) : keys0(n), keys1(n), sums0(n), sums1(n) {}
+    slot_buffers(uint64_t n, cudaStream_t s) : keys0(n, s), keys1(n, s), sums0(n, s), sums1(n, s) {}
 };
 
 /// targets[key] += the sum of the m points with that key (keys sorted;
@@ -135,14 +137,14 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
         throw_oom(l.bytes<F>(), free, "MSM of " + std::to_string(n) + " points needs " +
                                           std::to_string(l.bytes<F>()) + " bytes of temporaries for one window");
 
-    cuda::buffer<uint32_t> keys0(l.pairs), keys1(l.pairs), vals0(l.pairs), vals1(l.pairs);
-    cuda::buffer<uint8_t> sort_temp(l.sort_temp);
-    cuda::buffer<xyzz<F>> buckets(uint64_t(group) * l.buckets);
-    slot_buffers<F> slots(l.slots);
-    cuda::buffer<uint32_t> seg_keys(uint64_t(group) * l.segments);
-    cuda::buffer<xyzz<F>> seg_sums(uint64_t(group) * l.segments), window_sums(group);
-    cuda::buffer<jacobian<F>> sums(windows);
-    cuda::buffer<unsigned long long> nonzero(1);
+    cuda::scratch<uint32_t> keys0(l.pairs, s), keys1(l.pairs, s), vals0(l.pairs, s), vals1(l.pairs, s);
+    cuda::scratch<uint8_t> sort_temp(l.sort_temp, s);
+    cuda::scratch<xyzz<F>> buckets(uint64_t(group) * l.buckets, s);
+    slot_buffers<F> slots(l.slots, s);
+    cuda::scratch<uint32_t> seg_keys(uint64_t(group) * l.segments, s);
+    cuda::scratch<xyzz<F>> seg_sums(uint64_t(group) * l.segments, s), window_sums(group, s);
+    cuda::scratch<jacobian<F>> sums(windows, s);
+    cuda::scratch<unsigned long long> nonzero(1, s);
 
     for (uint32_t w0 = 0; w0 < windows; w0 += group) {
         const uint32_t g = std::min(group, windows - w0);
