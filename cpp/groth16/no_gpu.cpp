@@ -19,11 +19,11 @@ struct quotient_engine::state {};
 quotient_engine::quotient_engine(int32_t, uint32_t) { unavailable(); }
 quotient_engine::~quotient_engine() = default;
 void release_idle_quotients(int32_t) {}
+void quotient_engine::upload(const DeviceArray&, const void*) { unavailable(); }
 const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t) { unavailable(); }
 const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs&, const uint64_t*, uint64_t, const uint64_t*,
                                                  uint64_t) {
     unavailable();
 }
-void quotient_engine::prefetch_recorded(const uint64_t*, uint64_t, const uint64_t*, uint64_t) { unavailable(); }
 
 }  // namespace cuzk::g16

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <future>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,23 +62,24 @@ ec::xyzz<F> bitmap_sum(const DeviceArray& bases, const uint64_t* words, uint64_t
     return from_jacobian_limbs<F>(out);
 }
 
-std::unique_ptr<DeviceArray> upload_scalars(int32_t device, const fr_t* data, uint64_t len) {
+/// len host scalars on the device, uploaded through the engine's staging.
+std::unique_ptr<DeviceArray> upload_scalars(quotient_engine& up, int32_t device, const fr_t* data, uint64_t len) {
     auto a = allocate(device, ArrayKind::Scalar, len);
-    copy_to_device(*a, data);
+    up.upload(*a, data);
     return a;
 }
 
 /// The scalars of positions [first, first + len) of a dense query for one
 /// circuit, on the device: the split's copied scalars, then (for L, which
 /// copies nothing, and with aux_direct) the aux assignment itself.
-std::unique_ptr<DeviceArray> dense_scalars(int32_t device, const query_split& split, const circuit_view& c, size_t i,
-                                           uint64_t first, uint64_t len) {
+std::unique_ptr<DeviceArray> dense_scalars(quotient_engine& up, int32_t device, const query_split& split,
+                                           const circuit_view& c, size_t i, uint64_t first, uint64_t len) {
     const fr_t* head = split.scalars.empty() ? nullptr : split.scalars[i].data();
     const uint64_t head_len = split.scalars.empty() ? 0 : split.scalars[i].size();
     auto a = allocate(device, ArrayKind::Scalar, len);
     const uint64_t from_head = first < head_len ? std::min(len, head_len - first) : 0;
-    if (from_head > 0) copy_to_device(view(*a, 0, from_head), head + first);
-    if (from_head < len) copy_to_device(view(*a, from_head, len - from_head), c.aux + (first + from_head - head_len));
+    if (from_head > 0) up.upload(view(*a, 0, from_head), head + first);
+    if (from_head < len) up.upload(view(*a, from_head, len - from_head), c.aux + (first + from_head - head_len));
     return a;
 }
 
@@ -125,9 +129,10 @@ struct batch {
 
 /// Σ over query `bases` of every circuit's scalars per `split`, added into
 /// target(i): bitmap sums of the ones (into *batch_ms), then the tail MSM
-/// or, for a dense query, the full MSM (into *msm_ms).
+/// or, for a dense query, the full MSM (into *msm_ms). Host scalars and
+/// bases go up through `up`'s staging.
 template <class F, class Target>
-void prove_query(const batch& bt, const query_bases& bases, const query_split& split,
+void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases, const query_split& split,
                  const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, Target&& target) {
     const Groth16Srs& srs = bt.srs;
     const size_t count = bt.circuits.size();
@@ -135,7 +140,7 @@ void prove_query(const batch& bt, const query_bases& bases, const query_split& s
         timed(msm_ms, [&] {
             for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 for (size_t i = 0; i < count; i++) {
-                    auto scalars = dense_scalars(srs.device, split, bt.circuits[i], i, first, len);
+                    auto scalars = dense_scalars(up, srs.device, split, bt.circuits[i], i, first, len);
                     target(i) = target(i).add(msm_sum<F>(part, *scalars));
                 }
             });
@@ -160,13 +165,52 @@ void prove_query(const batch& bt, const query_bases& bases, const query_split& s
             tail = gather(*bases.device, split.tail.data(), split.tail.size());
         } else {
             tail = allocate(srs.device, bases.kind, split.tail.size());
-            copy_to_device(*tail, host_tail.data());
+            up.upload(*tail, host_tail.data());
         }
         for (size_t i = 0; i < count; i++) {
-            auto scalars = upload_scalars(srs.device, split.scalars[i].data(), split.tail.size());
+            auto scalars = upload_scalars(up, srs.device, split.scalars[i].data(), split.tail.size());
             target(i) = target(i).add(msm_sum<F>(*tail, *scalars));
         }
     });
+}
+
+/// Whether a dense query's scalars end with the aux assignment as it is
+/// (L's are nothing else; A's and B's are their inputs, then every aux).
+bool ends_with_aux(query q, const query_split& split) { return split.dense && (q == query::l || split.aux_direct); }
+
+/// One dense query that reads the aux assignment directly: its split and
+/// the MSM that adds circuit i's sum over a window of scalars into its target.
+struct aux_reader {
+    const query_split* split;
+    double* ms;
+    std::function<void(size_t, const DeviceArray&)> prove;
+};
+
+/// The dense queries of a resident SRS that end with the aux assignment,
+/// circuit by circuit: the circuit's aux goes to the device once, behind
+/// room for the longest head, and each query writes its head (its inputs)
+/// just before the aux and runs its MSM over that window. Uploading the aux
+/// once per query instead moved it four times per proof (L, A, B in G1 and
+/// in G2), the same ~32 MB per 2^20 variables each time.
+void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<aux_reader>& readers) {
+    if (readers.empty()) return;
+    uint64_t room = 0;
+    for (const aux_reader& r : readers) room = std::max(room, r.split->len - bt.circuits[0].num_aux);
+    for (size_t i = 0; i < bt.circuits.size(); i++) {
+        const circuit_view& c = bt.circuits[i];
+        std::unique_ptr<DeviceArray> scalars;
+        timed(readers[0].ms, [&] {
+            scalars = allocate(bt.srs.device, ArrayKind::Scalar, room + c.num_aux);
+            up.upload(view(*scalars, room, c.num_aux), c.aux);
+        });
+        for (const aux_reader& r : readers) {
+            timed(r.ms, [&] {
+                const uint64_t head = r.split->len - c.num_aux;
+                if (head > 0) up.upload(view(*scalars, room - head, head), r.split->scalars[i].data());
+                r.prove(i, view(*scalars, room - head, r.split->len));
+            });
+        }
+    }
 }
 
 fr_t scalar_of(const std::array<uint64_t, 4>& limbs) {
@@ -313,34 +357,75 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     } join_prep{prep};
 
     std::vector<circuit_sums> sums(count);
+    // The engine outlives H: the later uploads use its staging buffers.
+    std::optional<quotient_engine> held;
     timed(&tm.ntt_msm_h_ms, [&] {
-        quotient_engine engine(device, bt.log_n);
-        for (size_t i = 0; i < count; i++) {
+        quotient_engine& engine = held.emplace(device, bt.log_n);
+        auto quotient = [&](size_t i) -> const DeviceArray* {
             const Groth16Circuit& c = *bt.inputs[i];
-            const DeviceArray& h =
-                shape ? engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(), c.aux.size() / 4)
-                      : engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
-            if (shape && i + 1 < count) {
-                const Groth16Circuit& next = *bt.inputs[i + 1];
-                engine.prefetch_recorded(next.input.data(), next.input.size() / 4, next.aux.data(),
-                                         next.aux.size() / 4);
-            }
+            return shape ? &engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(),
+                                                c.aux.size() / 4)
+                         : &engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
+        };
+        // Circuit i + 1's quotient (its upload, a, b, c and the NTTs) runs
+        // on a thread of its own while circuit i's H MSM runs here: the
+        // device fills the MSM's gaps (its sort, its host round trips, its
+        // last wave) with the quotient's kernels. The engine alternates two
+        // result arrays, so circuit i's h stays valid meanwhile. Declared
+        // after the engine, the future is waited for before the engine goes.
+        const DeviceArray* h = quotient(0);
+        std::future<const DeviceArray*> next;
+        for (size_t i = 0; i < count; i++) {
+            if (i > 0) h = next.get();
+            if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1);
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
-                sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(h, first, len)));
+                sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(*h, first, len)));
             });
         }
     });
     prep.join();
     if (prep_error) std::rethrow_exception(prep_error);
 
-    prove_query<fp_t>(bt, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
-                      [&](size_t i) -> g1& { return sums[i].l; });
-    prove_query<fp_t>(bt, srs.a, tmp->a, tmp->tail_msm_a_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
-                      [&](size_t i) -> g1& { return sums[i].a; });
-    prove_query<fp_t>(bt, srs.b_g1, tmp->b, tmp->tail_msm_b_g1_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
-                      [&](size_t i) -> g1& { return sums[i].b_g1; });
-    prove_query<fp2_t>(bt, srs.b_g2, tmp->b, tmp->tail_msm_b_g2_bases, &tm.b_g2_msm_ms, &tm.b_g2_msm_ms,
-                       [&](size_t i) -> g2& { return sums[i].b_g2; });
+    // Queries that read the aux assignment directly share its upload; the
+    // others (sparse, or streamed bases) go query by query.
+    std::vector<aux_reader> readers;
+    auto read_aux = [&](query q, const query_bases& bases, const query_split& split) {
+        return ends_with_aux(q, split) && bases.device != nullptr;
+    };
+    auto reader = [&](const query_bases& bases, const query_split& split, double* ms, auto target, auto field) {
+        using F = decltype(field);
+        readers.push_back({&split, ms, [&bases, &split, target](size_t i, const DeviceArray& scalars) {
+                               auto& sum = target(i);
+                               sum = sum.add(msm_sum<F>(view(*bases.device, 0, split.len), scalars));
+                           }});
+    };
+    auto l_sum = [&](size_t i) -> g1& { return sums[i].l; };
+    auto a_sum = [&](size_t i) -> g1& { return sums[i].a; };
+    auto b_g1_sum = [&](size_t i) -> g1& { return sums[i].b_g1; };
+    auto b_g2_sum = [&](size_t i) -> g2& { return sums[i].b_g2; };
+    if (read_aux(query::l, srs.l, tmp->l)) {
+        reader(srs.l, tmp->l, &tm.tail_msm_ms, l_sum, fp_t{});
+    } else {
+        prove_query<fp_t>(bt, *held, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms, l_sum);
+    }
+    if (read_aux(query::a, srs.a, tmp->a)) {
+        reader(srs.a, tmp->a, &tm.tail_msm_ms, a_sum, fp_t{});
+    } else {
+        prove_query<fp_t>(bt, *held, srs.a, tmp->a, tmp->tail_msm_a_bases, &tm.batch_add_ms, &tm.tail_msm_ms, a_sum);
+    }
+    if (read_aux(query::b, srs.b_g1, tmp->b)) {
+        reader(srs.b_g1, tmp->b, &tm.tail_msm_ms, b_g1_sum, fp_t{});
+    } else {
+        prove_query<fp_t>(bt, *held, srs.b_g1, tmp->b, tmp->tail_msm_b_g1_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+                          b_g1_sum);
+    }
+    if (read_aux(query::b, srs.b_g2, tmp->b)) {
+        reader(srs.b_g2, tmp->b, &tm.b_g2_msm_ms, b_g2_sum, fp2_t{});
+    } else {
+        prove_query<fp2_t>(bt, *held, srs.b_g2, tmp->b, tmp->tail_msm_b_g2_bases, &tm.b_g2_msm_ms, &tm.b_g2_msm_ms,
+                           b_g2_sum);
+    }
+    prove_reading_aux(bt, *held, readers);
 
     timed(&tm.epilogue_ms, [&] {
         std::vector<g1> products(2 * count);

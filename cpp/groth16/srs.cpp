@@ -80,7 +80,8 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     g16::device_memory(device, &free, &total);
 
     const uint64_t bytes = 8 * uint64_t(h.size() + l.size() + a.size() + b_g1.size() + b_g2.size());
-    // The quotient keeps four n-scalar buffers and the twiddles on the device.
+    // The quotient keeps five n-scalar buffers (a, b, c and two results) and
+    // the twiddles on the device.
     const uint64_t ntt_bytes = 5 * 32 * (elements(ArrayKind::G1Affine, h, "h") + 1);
     srs->resident = placement == SrsPlacement::Auto && bytes + ntt_bytes + WORKING_RESERVE <= free;
     if (srs->resident) {

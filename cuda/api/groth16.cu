@@ -54,7 +54,7 @@ __global__ void gather_kernel(const T* src, const uint32_t* positions, uint64_t 
 template <class T>
 void gather_as(const DeviceArray& src, const uint32_t* positions, uint64_t count, const DeviceArray& out) {
     cuda::stream s;
-    cuda::buffer<uint32_t> pos(count);
+    cuda::scratch<uint32_t> pos(count, s);
     CUZK_CUDA(cudaMemcpyAsync(pos.get(), positions, count * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     gather_kernel<T><<<cuda::blocks_for(count, THREADS), THREADS, 0, s>>>(
         static_cast<const T*>(src.data()), pos.get(), count, static_cast<T*>(out.data()));
@@ -91,10 +91,7 @@ pinned_memory::~pinned_memory() {
 
 void device_memory(int32_t id, uint64_t* free, uint64_t* total) {
     cuda::use_device(id);
-    size_t f = 0, t = 0;
-    CUZK_CUDA(cudaMemGetInfo(&f, &t));
-    *free = f;
-    *total = t;
+    cuda::memory_info(free, total);
 }
 
 std::unique_ptr<DeviceArray> allocate(int32_t id, ArrayKind kind, uint64_t len) {
@@ -136,29 +133,34 @@ struct quotient_engine::state {
     /// Transforms run on `s`, uploads on `copy`, so the upload of b and c
     /// overlaps the transforms of a and b.
     cuda::stream s, copy;
-    cuda::buffer<fr_t> a, b, c, t;
+    /// a, b, c, then h in one of two result buffers (each call's transform
+    /// scratch too), taken in turn, so the caller's H MSM can read one
+    /// circuit's h while the next call computes the next circuit's.
+    cuda::buffer<fr_t> a, b, c, t[2];
+    unsigned slot = 0;
     ntt::domain dom;
     fr_t z_inv;
-    std::unique_ptr<DeviceArray> result;
+    std::unique_ptr<DeviceArray> result[2];
     /// Two pinned staging buffers, each free again once its event fires.
     pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
     cuda::event staged[2], uploaded;
     copy_pool copier{std::max(1u, std::min(8u, std::thread::hardware_concurrency()))};
-    /// The witnesses of run_recorded, kept between calls like the buffers:
-    /// `current` is the one the next call uses unless a prefetch into the
-    /// other one is ready for it.
-    spmv::scratch witness[2];
-    unsigned current = 0;
-    /// Uploads the next circuit's witness while this one's H MSM runs.
-    std::thread prefetcher;
-    const uint64_t* prefetched_aux = nullptr;
-    bool prefetched = false;
+    /// The witness of run_recorded, kept between calls like the buffers.
+    spmv::scratch witness;
 
     state(int32_t id, uint32_t log)
-        : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t(n), dom(log, s) {
+        : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t{cuda::buffer<fr_t>(n), cuda::buffer<fr_t>(n)},
+          dom(log, s) {
         const fr_t g = fr_t::from_u32(ff::fr_params::GENERATOR);
         z_inv = (pow2_power(g, log_n) - fr_t::one()).inverse();
-        result = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, t.get(), nullptr);
+        for (unsigned k = 0; k < 2; k++)
+            result[k] = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, t[k].get(), nullptr);
+    }
+
+    /// This call's result and scratch buffer: the one the call before did not use.
+    fr_t* take_slot() {
+        slot ^= 1;
+        return t[slot].get();
     }
 
     /// out = transform of in (natural order both; in and out distinct), as
@@ -191,36 +193,24 @@ struct quotient_engine::state {
     }
 
     /// buf's evaluations on the domain to its evaluations on the coset, in
-    /// place (t is the scratch).
+    /// place (t[slot] is the scratch).
     void move_to_coset(fr_t* buf) {
-        transform(buf, t.get(), true, false);
-        transform(t.get(), buf, false, true);
+        transform(buf, t[slot].get(), true, false);
+        transform(t[slot].get(), buf, false, true);
     }
 
-    /// (a·b − c)·Z⁻¹ on the coset into a, then h's coefficients into t.
+    /// (a·b − c)·Z⁻¹ on the coset into a, then h's coefficients into t[slot].
     void divide_to_h() {
         divide_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(a.get(), b.get(), c.get(), z_inv, n);
         CUZK_LAUNCHED();
-        transform(a.get(), t.get(), true, true);
+        transform(a.get(), t[slot].get(), true, true);
     }
 
-    /// [inputs | aux] into witness slot k through the staging buffers.
-    void upload_witness(unsigned k, const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux,
-                        uint64_t num_aux) {
-        witness[k].reserve(num_inputs + num_aux);
-        upload_staged(witness[k].witness(), inputs, num_inputs * sizeof(fr_t));
-        upload_staged(witness[k].witness() + num_inputs, aux, num_aux * sizeof(fr_t));
-    }
-
-    /// Waits for a prefetch; whether one is ready for `aux`. A failed
-    /// prefetch (say, no device memory for the second slot) is not an
-    /// error: the call uploads in its own time instead.
-    bool prefetch_ready_for(const uint64_t* aux) {
-        if (prefetcher.joinable()) prefetcher.join();
-        const bool ready = prefetched && prefetched_aux == aux;
-        prefetched = false;
-        prefetched_aux = nullptr;
-        return ready;
+    /// [inputs | aux] into the witness through the staging buffers.
+    void upload_witness(const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux, uint64_t num_aux) {
+        witness.reserve(num_inputs + num_aux);
+        upload_staged(witness.witness(), inputs, num_inputs * sizeof(fr_t));
+        upload_staged(witness.witness() + num_inputs, aux, num_aux * sizeof(fr_t));
     }
 };
 
@@ -264,7 +254,6 @@ quotient_engine::quotient_engine(int32_t device, uint32_t log_n) {
 
 quotient_engine::~quotient_engine() {
     if (!s_) return;
-    s_->prefetch_ready_for(nullptr);
     // Only a state whose work all finished is kept: after an error the
     // streams may hold a failed launch, so it is freed instead.
     if (cudaSetDevice(s_->device) != cudaSuccess || cudaStreamSynchronize(s_->copy) != cudaSuccess ||
@@ -286,23 +275,34 @@ void release_idle_quotients(int32_t device) {
     pool.states.erase(std::remove(pool.states.begin(), pool.states.end(), nullptr), pool.states.end());
 }
 
+void quotient_engine::upload(const DeviceArray& dst, const void* host) {
+    state& st = *s_;
+    if (dst.device() != st.device)
+        throw_invalid("upload: the array is on device " + std::to_string(dst.device()) + ", the engine on device " +
+                      std::to_string(st.device));
+    cuda::use_device(st.device);
+    st.upload_staged(dst.data(), host, dst.len() * array_element_bytes(dst.kind()));
+    st.copy.sync();
+}
+
 const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m) {
     state& st = *s_;
     if (m == 0 || m > st.n)
         throw_invalid("quotient: " + std::to_string(m) + " evaluations for a domain of " + std::to_string(st.n));
     cuda::use_device(st.device);
+    fr_t* h = st.take_slot();
     if (st.log_n == 0) {
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
-        CUZK_CUDA(cudaMemsetAsync(st.t.get(), 0, sizeof(fr_t), st.s));
+        CUZK_CUDA(cudaMemsetAsync(h, 0, sizeof(fr_t), st.s));
         st.s.sync();
-        return *st.result;
+        return *st.result[st.slot];
     }
     st.to_coset(st.a.get(), a, m);
     st.to_coset(st.b.get(), b, m);
     st.to_coset(st.c.get(), c, m);
     st.divide_to_h();
     st.s.sync();
-    return *st.result;
+    return *st.result[st.slot];
 }
 
 const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
@@ -312,42 +312,21 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
     if (m == 0 || m > st.n)
         throw_invalid("quotient: " + std::to_string(m) + " constraints for a domain of " + std::to_string(st.n));
     cuda::use_device(st.device);
-    if (st.prefetch_ready_for(aux)) {
-        st.current ^= 1;
-    } else {
-        st.upload_witness(st.current, inputs, num_inputs, aux, num_aux);
-    }
-    const spmv::scratch& w = st.witness[st.current];
+    fr_t* h = st.take_slot();
+    st.upload_witness(inputs, num_inputs, aux, num_aux);
     CUZK_CUDA(cudaEventRecord(st.uploaded, st.copy));
     CUZK_CUDA(cudaStreamWaitEvent(st.s, st.uploaded, 0));
     // Rows past the shape's come out zero: the padding to the domain.
-    spmv::evaluate_async(shape, w, st.a.get(), st.b.get(), st.c.get(), st.n, st.s);
+    spmv::evaluate_async(shape, st.witness, st.a.get(), st.b.get(), st.c.get(), st.n, st.s);
     if (st.log_n == 0) {
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
-        CUZK_CUDA(cudaMemsetAsync(st.t.get(), 0, sizeof(fr_t), st.s));
+        CUZK_CUDA(cudaMemsetAsync(h, 0, sizeof(fr_t), st.s));
     } else {
         for (fr_t* buf : {st.a.get(), st.b.get(), st.c.get()}) st.move_to_coset(buf);
         st.divide_to_h();
     }
-    spmv::check_rows(w, st.s);
-    return *st.result;
-}
-
-void quotient_engine::prefetch_recorded(const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux,
-                                        uint64_t num_aux) {
-    state& st = *s_;
-    st.prefetch_ready_for(nullptr);
-    st.prefetched_aux = aux;
-    st.prefetcher = std::thread([&st, inputs, num_inputs, aux, num_aux] {
-        try {
-            CUZK_CUDA(cudaSetDevice(st.device));
-            st.upload_witness(st.current ^ 1, inputs, num_inputs, aux, num_aux);
-            CUZK_CUDA(cudaStreamSynchronize(st.copy));
-            st.prefetched = true;
-        } catch (...) {
-            cudaGetLastError();
-        }
-    });
+    spmv::check_rows(st.witness, st.s);
+    return *st.result[st.slot];
 }
 
 }  // namespace cuzk::g16

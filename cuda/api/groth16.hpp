@@ -54,7 +54,10 @@ public:
     /// h's n coefficients (the top one zero) from the first m evaluations of
     /// a, b, c on the domain (Montgomery Fr limbs, m <= n; the rest are zero):
     /// iNTT, coset NTT, (a·b − c)·Z⁻¹ on the coset, inverse coset NTT. The
-    /// array stays valid until the next call.
+    /// work is finished when the call returns. The array stays valid until
+    /// the call after next: results alternate between two arrays, so one
+    /// thread may run an MSM over this circuit's h while another computes
+    /// the next circuit's (calls on one engine must not overlap).
     const DeviceArray& run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m);
 
     /// As `run`, with a, b, c computed on the device by `shape` from the
@@ -66,11 +69,13 @@ public:
     const DeviceArray& run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
                                     const uint64_t* aux, uint64_t num_aux);
 
-    /// Starts uploading the witness the next run_recorded will be given, on
-    /// a thread of its own, so that the upload overlaps the caller's work
-    /// (the H MSM of the circuit before). The host memory must stay valid
-    /// until that call; if the upload fails, that call uploads instead.
-    void prefetch_recorded(const uint64_t* inputs, uint64_t num_inputs, const uint64_t* aux, uint64_t num_aux);
+    /// Copies dst.len() elements from host memory into dst (on this engine's
+    /// device) through the engine's pinned staging buffers and copy threads,
+    /// done when it returns. The host function's other uploads (tail and
+    /// dense scalars) go this way: a pageable cudaMemcpy of them ran at
+    /// ~6 GB/s on the H200 host, ~30 ms per 2^20·6 scalars. Not while a
+    /// run is in flight on another thread.
+    void upload(const DeviceArray& dst, const void* host);
 
     struct state;
 
