@@ -133,22 +133,39 @@ rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Sli
     return out;
 }
 
-rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmap, uint64_t threads) {
+rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmaps, rust::Slice<const uint64_t> values,
+                                    uint64_t threads) {
+    const uint64_t per = values.size() / 64;
     if (threads == 0) throw_invalid("batch_add_model: at least one thread");
-    rust::Vec<uint64_t> visited;
-    if (bitmap.empty()) return visited;
-    std::vector<uint32_t> before(bitmap.size());
+    if (values.size() % 64 != 0 || per == 0 || bitmaps.size() % per != 0)
+        throw_invalid("batch_add_model: 64 values per word, and whole bitmaps of that many words");
+    const uint64_t count = bitmaps.size() / per;
+    std::vector<wrap64> targets(count, wrap64::identity());
+    std::vector<uint32_t> before(bitmaps.size());
     uint64_t total = 0;
-    for (size_t w = 0; w < bitmap.size(); w++) {
+    for (size_t w = 0; w < bitmaps.size(); w++) {
         before[w] = uint32_t(total);
-        total += msm::popcount64(bitmap[w]);
+        total += msm::popcount64(bitmaps[w]);
     }
-    for (uint64_t t = 0; t < threads; t++) {
+    // Level 1, thread by thread, as batch_add_kernel; then the keyed sum.
+    std::vector<uint32_t> slot_keys(2 * threads);
+    std::vector<wrap64> slot_sums(2 * threads);
+    for (uint64_t t = 0; t < threads && count > 0; t++) {
         const msm::chunk ch = msm::chunk_of(t, threads, total);
-        msm::for_set_bits(bitmap.data(), before.data(), bitmap.size(), ch.begin, ch.end,
-                          [&](uint64_t i) { visited.push_back(i); });
+        msm::set_bit_cursor cursor(bitmaps.data(), before.data(), bitmaps.size(), per, ch.begin);
+        const msm::bitmap_keys keys{&cursor, before.data(), uint32_t(count)};
+        msm::reduce_chunk<wrap64>(
+            keys, total, ch, [&](const wrap64& acc, uint64_t) { return acc.add({values[cursor.next()]}); },
+            [&](uint32_t key, const wrap64& sum) { targets[key] = sum; },
+            [&](int slot, uint32_t key, const wrap64& sum) {
+                slot_keys[2 * t + slot] = key;
+                slot_sums[2 * t + slot] = sum;
+            });
     }
-    return visited;
+    if (count > 0) keyed_sum(std::move(slot_keys), std::move(slot_sums), targets);
+    rust::Vec<uint64_t> out;
+    for (const wrap64& s : targets) out.push_back(s.v);
+    return out;
 }
 
 }  // namespace cuzk

@@ -3,6 +3,7 @@
 // ones by GPU batch addition, the tail (and dense queries) by Pippenger MSMs,
 // B in G2 on the GPU; the epilogue on the host; temporaries freed on the
 // background freeing thread.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -55,11 +56,17 @@ ec::xyzz<F> msm_sum(const DeviceArray& bases, const DeviceArray& scalars) {
     return combine_windows<F>(w.sums.data(), w.sums.size() / jacobian_limbs<F>, w.window_bits);
 }
 
+/// The sums over `bases` of `count` bitmaps laid end to end in `words`
+/// (one batch addition for them all); none is made when no bit is set.
 template <class F>
-ec::xyzz<F> bitmap_sum(const DeviceArray& bases, const uint64_t* words, uint64_t word_count) {
-    uint64_t out[jacobian_limbs<F>] = {};
-    batch_add(bases, rust::Slice<const uint64_t>(words, word_count), rust::Slice<uint64_t>(out, jacobian_limbs<F>));
-    return from_jacobian_limbs<F>(out);
+std::vector<ec::xyzz<F>> bitmap_sums(const DeviceArray& bases, const uint64_t* words, size_t count) {
+    const uint64_t word_count = count * ((bases.len() + 63) / 64);
+    std::vector<ec::xyzz<F>> sums(count, ec::xyzz<F>::identity());
+    if (std::none_of(words, words + word_count, [](uint64_t w) { return w != 0; })) return sums;
+    std::vector<uint64_t> out(count * jacobian_limbs<F>);
+    batch_add(bases, rust::Slice<const uint64_t>(words, word_count), rust::Slice<uint64_t>(out.data(), out.size()));
+    for (size_t i = 0; i < count; i++) sums[i] = from_jacobian_limbs<F>(out.data() + i * jacobian_limbs<F>);
+    return sums;
 }
 
 /// len host scalars on the device, uploaded through the engine's staging.
@@ -148,14 +155,21 @@ void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases,
         return;
     }
     timed(batch_ms, [&] {
-        for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
-            for (size_t i = 0; i < count; i++) {
-                const uint64_t* words = split.ones[i].data() + first / 64;
-                const uint64_t word_count = (len + 63) / 64;
-                bool any = false;
-                for (uint64_t w = 0; w < word_count && !any; w++) any = words[w] != 0;
-                if (any) target(i) = target(i).add(bitmap_sum<F>(part, words, word_count));
+        if (bases.device) {
+            // The circuits' bitmaps in as few calls as the device's 32-bit
+            // ranks allow (ten PoRep partitions of 2^27 bases take three).
+            const DeviceArray all = view(*bases.device, 0, split.len);
+            const size_t group = size_t(std::max<uint64_t>(1, ((uint64_t(1) << 32) - 1) / std::max<uint64_t>(1, split.len)));
+            for (size_t g0 = 0; g0 < count; g0 += group) {
+                const size_t k = std::min(group, count - g0);
+                const auto sums = bitmap_sums<F>(all, split.ones.data() + g0 * split.words, k);
+                for (size_t j = 0; j < k; j++) target(g0 + j) = target(g0 + j).add(sums[j]);
             }
+            return;
+        }
+        for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t) {
+            for (size_t i = 0; i < count; i++)
+                target(i) = target(i).add(bitmap_sums<F>(part, split.ones.data() + i * split.words + first / 64, 1)[0]);
         });
     });
     if (split.tail.empty()) return;
@@ -466,8 +480,7 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
     Groth16Split out;
     out.len = split.len;
     out.dense = split.dense;
-    for (const auto& words : split.ones)
-        for (uint64_t w : words) out.ones.push_back(w);
+    for (uint64_t w : split.ones) out.ones.push_back(w);
     for (uint32_t p : split.tail) out.tail.push_back(p);
     // With aux_direct the host function reads the aux part from the
     // assignment; the hook appends it, so the output is what it uploads.

@@ -195,11 +195,9 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
     // Per circuit: its ones, and its tail positions (inputs and other scalars).
     auto start = std::chrono::steady_clock::now();
     std::vector<host_vector<uint64_t>> others(count);
-    out.ones.resize(count);
-    for (size_t i = 0; i < count; i++) {
-        out.ones[i] = zeroed<uint64_t>(words, threads);
-        others[i] = zeroed<uint64_t>(words, threads);
-    }
+    out.words = words;
+    out.ones = zeroed<uint64_t>(count * words, threads);
+    for (size_t i = 0; i < count; i++) others[i] = zeroed<uint64_t>(words, threads);
     *alloc_ms += ms_since(start);
     parallel_for(pieces.size(), threads, [&](size_t k) {
         const piece& p = pieces[k];
@@ -209,7 +207,7 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
             walk_inputs(q, c, p, [&](uint64_t pos, uint64_t) { other.set(pos); });
             return;
         }
-        bit_writer ones(out.ones[p.circuit].data());
+        bit_writer ones(out.ones.data() + p.circuit * words);
         walk_marked(q, c, p, classes[p.circuit].ones.data(), [&](uint64_t pos, uint64_t) { ones.set(pos); });
         walk_marked(q, c, p, classes[p.circuit].others.data(), [&](uint64_t pos, uint64_t) { other.set(pos); });
     });
@@ -234,7 +232,8 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
     out.dense = 2 * tail_len > out.len;
 
     if (out.dense) {
-        out.ones.clear();
+        out.ones = host_vector<uint64_t>();
+        out.words = 0;
         // L's scalars are the aux assignment as it is: nothing to copy.
         if (q == query::l) return out;
         out.aux_direct = std::all_of(circuits.begin(), circuits.end(), [&](const circuit_view& c) {

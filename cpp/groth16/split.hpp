@@ -41,8 +41,11 @@ struct query_split {
     /// True: one MSM over all `len` bases per circuit (scalars hold all of
     /// them, except for L, whose scalars are the aux assignment itself).
     bool dense = false;
-    /// Sparse only: per circuit, bit p set where base p's scalar is one.
-    std::vector<host_vector<uint64_t>> ones;
+    /// Sparse only: per circuit, bit p set where base p's scalar is one:
+    /// one bitmap of `words` words per circuit, end to end, so that one
+    /// batch addition sums them all.
+    host_vector<uint64_t> ones;
+    uint64_t words = 0;
     /// Sparse only: the tail's base positions, ascending.
     host_vector<uint32_t> tail;
     /// Per circuit: the tail scalars (sparse) or all scalars (dense, A and

@@ -71,17 +71,18 @@ MsmWindows run_msm(const DeviceArray& bases, const DeviceArray& scalars) {
 }
 
 template <class F>
-float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out) {
+float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, uint32_t count,
+                    rust::Slice<uint64_t> out) {
     std::memset(out.data(), 0, out.size() * 8);
-    if (bitmap.empty()) return 0.0f;
+    if (bitmaps.empty()) return 0.0f;
     cuda::stream s;
-    cuda::scratch<uint64_t> words(bitmap.size(), s);
+    cuda::scratch<uint64_t> words(bitmaps.size(), s);
     cuda::stream_timer timer(s);
-    CUZK_CUDA(cudaMemcpyAsync(words.get(), bitmap.data(), bitmap.size() * 8, cudaMemcpyHostToDevice, s));
-    const jacobian<F> sum =
-        msm::batch_add<F>(static_cast<const affine<F>*>(bases.data()), words.get(), bitmap.size(), s);
+    CUZK_CUDA(cudaMemcpyAsync(words.get(), bitmaps.data(), bitmaps.size() * 8, cudaMemcpyHostToDevice, s));
+    const std::vector<jacobian<F>> sums = msm::batch_add<F>(static_cast<const affine<F>*>(bases.data()),
+                                                            words.get(), bitmaps.size() / count, count, s);
     const float ms = timer.stop_ms();
-    std::memcpy(out.data(), &sum, sizeof(sum));
+    std::memcpy(out.data(), sums.data(), sums.size() * sizeof(jacobian<F>));
     return ms;
 }
 
@@ -143,21 +144,30 @@ MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars) {
     return run_msm<fp2_t>(bases, scalars);
 }
 
-float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out) {
+float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, rust::Slice<uint64_t> out) {
     if (!is_points(bases.kind())) throw_invalid("batch_add: bases must be an array of affine points");
-    const uint64_t len = bases.len();
-    if (bitmap.size() != (len + 63) / 64)
-        throw_invalid("batch_add: " + std::to_string(len) + " bases need " + std::to_string((len + 63) / 64) +
-                      " bitmap words, got " + std::to_string(bitmap.size()));
-    if (len % 64 != 0 && (bitmap[bitmap.size() - 1] >> (len % 64)) != 0)
-        throw_invalid("batch_add: the bitmap has bits set at or past the " + std::to_string(len) + " bases");
-    if (len >= (uint64_t(1) << 32)) throw_invalid("batch_add: at most 2^32 - 1 bases");
     const bool g1 = bases.kind() == ArrayKind::G1Affine;
-    const size_t want = g1 ? sizeof(jacobian<fp_t>) : sizeof(jacobian<fp2_t>);
-    if (out.size() * 8 != want)
-        throw_invalid("batch_add: out must hold one Jacobian point of " + std::to_string(want / 8) + " limbs");
+    const size_t point = g1 ? sizeof(jacobian<fp_t>) : sizeof(jacobian<fp2_t>);
+    if (out.empty() || (out.size() * 8) % point != 0)
+        throw_invalid("batch_add: out must hold one or more Jacobian points of " + std::to_string(point / 8) +
+                      " limbs");
+    const uint64_t count = out.size() * 8 / point;
+    const uint64_t len = bases.len(), per = (len + 63) / 64;
+    if (bitmaps.size() != count * per)
+        throw_invalid("batch_add: " + std::to_string(count) + " bitmaps of " + std::to_string(len) + " bases need " +
+                      std::to_string(count * per) + " words, got " + std::to_string(bitmaps.size()));
+    for (uint64_t k = 0; k < count && len % 64 != 0; k++) {
+        if ((bitmaps[(k + 1) * per - 1] >> (len % 64)) != 0)
+            throw_invalid("batch_add: bitmap " + std::to_string(k) + " has bits set at or past the " +
+                          std::to_string(len) + " bases");
+    }
+    // Ranks of set bits are 32-bit on the device.
+    if (count * len >= (uint64_t(1) << 32))
+        throw_invalid("batch_add: " + std::to_string(count) + " bitmaps of " + std::to_string(len) +
+                      " bases: at most 2^32 - 1 bits in one call");
     cuda::use_device(bases.device());
-    return g1 ? run_batch_add<fp_t>(bases, bitmap, out) : run_batch_add<fp2_t>(bases, bitmap, out);
+    return g1 ? run_batch_add<fp_t>(bases, bitmaps, uint32_t(count), out)
+              : run_batch_add<fp2_t>(bases, bitmaps, uint32_t(count), out);
 }
 
 }  // namespace cuzk

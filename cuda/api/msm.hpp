@@ -56,10 +56,12 @@ uint64_t device_array_len(const DeviceArray& array);
 /// bases' device, up to the per-window sums (see MsmWindows).
 MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars);
 
-/// sum of bases[i] over the set bits i of `bitmap` (bit i of word i / 64;
-/// exactly ceil(len / 64) words, no bit at or past len) written to `out` as a
-/// Jacobian point in blstrs' layout; returns the device time in milliseconds.
-float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmap, rust::Slice<uint64_t> out);
+/// For each of the bitmaps laid end to end in `bitmaps` (bit i of a
+/// bitmap's word i / 64; ceil(len / 64) words each, no bit at or past len),
+/// the sum of bases[i] over its set bits, written to `out` as Jacobian points
+/// in blstrs' layout, one per bitmap (out's size says how many); returns the
+/// device time in milliseconds.
+float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, rust::Slice<uint64_t> out);
 
 // Host test hooks (cpp/msm_hooks.cpp): the index logic of the kernels run on
 // the CPU, for tests without a GPU.
@@ -82,9 +84,11 @@ rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Sli
                                      uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
                                      uint32_t segment_len);
 
-/// The batch-addition kernel's split of set-bit ranks over `threads` threads
-/// run on the CPU: returns the indices visited by thread 0, then thread 1, ...
-/// which must be every set bit once, in increasing order.
-rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmap, uint64_t threads);
+/// The batch addition of bitmaps laid end to end run on the CPU over the
+/// integers mod 2^64 (base i is values[i], 64 values per bitmap word): the
+/// kernel's shares of the set-bit ranks over `threads` threads, its keys by
+/// bitmap and the keyed-sum levels; returns one sum per bitmap.
+rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmaps, rust::Slice<const uint64_t> values,
+                                    uint64_t threads);
 
 }  // namespace cuzk

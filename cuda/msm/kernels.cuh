@@ -223,20 +223,32 @@ __global__ void popcount_kernel(const uint64_t* words, uint64_t word_count, uint
     if (t < word_count) counts[t] = popcount64(words[t]);
 }
 
-/// Each thread adds the bases of an equal share of the bitmap's set bits
-/// (ranks split evenly, wherever the ones lie) into out[t], keyed 0 for the
-/// keyed sum that adds the partials.
+/// Batch addition of several bitmaps over the same bases (one per circuit
+/// of a batch, `per` words each, laid end to end): each thread adds the
+/// bases of an equal share of all their set bits (ranks split evenly,
+/// wherever the ones lie), keyed by bitmap. Sums wholly inside a thread's
+/// share are stored straight into their (zero-initialised) target; cut ones
+/// go to two slots per thread for the keyed-sum levels, as in
+/// accumulate_points_kernel. One launch serves the whole batch: a launch per
+/// circuit paid its fixed costs (scan, levels, round trip) ten times for a
+/// PoRep proof.
 template <class F>
 __global__ void __launch_bounds__(THREADS, addition_blocks<F>())
-    batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before, uint64_t word_count,
-                     uint32_t* out_keys, xyzz<F>* out) {
+    batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before, uint64_t per,
+                     uint32_t bitmaps, xyzz<F>* targets, uint32_t* slot_keys, xyzz<F>* slot_sums) {
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
+    const uint64_t word_count = per * bitmaps;
     const uint64_t total = uint64_t(before[word_count - 1]) + popcount64(words[word_count - 1]);
     const chunk ch = chunk_of(t, threads, total);
-    xyzz<F> acc = xyzz<F>::identity();
-    for_set_bits(words, before, word_count, ch.begin, ch.end, [&](uint64_t i) { acc = acc.add_affine(bases[i]); });
-    out_keys[t] = 0;
-    out[t] = acc;
+    set_bit_cursor cursor(words, before, word_count, per, ch.begin);
+    const bitmap_keys keys{&cursor, before, bitmaps};
+    auto add = [&](const xyzz<F>& acc, uint64_t) { return acc.add_affine(bases[cursor.next()]); };
+    auto complete = [&](uint32_t key, const xyzz<F>& sum) { targets[key] = sum; };
+    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+        slot_keys[2 * t + slot] = key;
+        slot_sums[2 * t + slot] = sum;
+    };
+    reduce_chunk<xyzz<F>>(keys, total, ch, add, complete, partial);
 }
 
 /// Writes `len` points repeating `pattern` (of `period` points) into out.

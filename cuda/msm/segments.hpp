@@ -38,9 +38,11 @@ CUZK_HD chunk chunk_of(uint64_t t, uint64_t threads, uint64_t m) {
 /// of T threads are again key-sorted, and the next level sums them with this
 /// same function until one thread covers everything.
 ///
-/// add(acc, i) returns acc plus item i.
-template <class A, class Add, class Complete, class Partial>
-CUZK_HD void reduce_chunk(const uint32_t* keys, uint64_t m, chunk ch, Add&& add, Complete&& complete,
+/// add(acc, i) returns acc plus item i. keys[i] is item i's key: an array,
+/// or an object that computes it (bitmap_keys); within the chunk, keys[i]
+/// is read just before add(acc, i), in increasing i.
+template <class A, class Keys, class Add, class Complete, class Partial>
+CUZK_HD void reduce_chunk(const Keys& keys, uint64_t m, chunk ch, Add&& add, Complete&& complete,
                           Partial&& partial) {
     if (ch.begin >= ch.end) {
         partial(0, NO_KEY, A::identity());
@@ -155,28 +157,77 @@ CUZK_HD uint32_t lowest_bit(uint64_t w) {
 #endif
 }
 
-/// Calls visit(i) for the set bits of ranks [r_begin, r_end) of a bitmap
-/// (rank = position among the set bits, bit i of word i/64 standing for item
-/// i), given before[w] = number of set bits in words [0, w). Splitting ranks
-/// evenly over threads balances the work however the ones are spread.
-template <class Visit>
-CUZK_HD void for_set_bits(const uint64_t* words, const uint32_t* before, uint64_t word_count, uint64_t r_begin,
-                          uint64_t r_end, Visit&& visit) {
-    if (r_begin >= r_end) return;
-    // The word holding rank r_begin: the last w with before[w] <= r_begin.
-    uint64_t lo = 0, hi = word_count;
-    while (hi - lo > 1) {
-        const uint64_t mid = (lo + hi) / 2;
-        if (before[mid] <= r_begin) lo = mid; else hi = mid;
+/// The set bits of `bitmaps` bitmaps of `per` words each, laid end to end,
+/// in rank order from a given rank (rank = position among all the set bits;
+/// bit i of a bitmap's word i/64 stands for its item i), given before[w] =
+/// the number of set bits in words [0, w). Splitting ranks evenly over
+/// threads balances the work however the ones are spread.
+struct set_bit_cursor {
+    const uint64_t* words;
+    uint64_t per;
+    uint64_t w = 0, word = 0;
+    /// The rank next() returns next, and the bitmap word w belongs to.
+    uint64_t rank;
+    uint32_t bitmap = 0;
+
+    /// At rank r (word_count >= 1 words in all).
+    CUZK_HD set_bit_cursor(const uint64_t* words_, const uint32_t* before, uint64_t word_count, uint64_t per_,
+                           uint64_t r)
+        : words(words_), per(per_), rank(r) {
+        // The word holding rank r: the last w with before[w] <= r.
+        uint64_t lo = 0, hi = word_count;
+        while (hi - lo > 1) {
+            const uint64_t mid = (lo + hi) / 2;
+            if (before[mid] <= r) lo = mid; else hi = mid;
+        }
+        w = lo;
+        word = words[w];
+        for (uint64_t skip = r - before[w]; skip > 0 && word != 0; skip--) word &= word - 1;
+        bitmap = uint32_t(w / per);
     }
-    uint64_t w = lo;
-    uint64_t word = words[w];
-    for (uint64_t skip = r_begin - before[w]; skip > 0; skip--) word &= word - 1;
-    for (uint64_t r = r_begin; r < r_end; r++) {
-        while (word == 0) word = words[++w];
-        visit(w * 64 + lowest_bit(word));
+
+    /// The bitmap of the set bit of rank `rank` (which must exist).
+    CUZK_HD uint32_t peek_bitmap() {
+        settle();
+        return bitmap;
+    }
+
+    /// The item of the set bit of rank `rank` (which must exist) within its
+    /// bitmap; moves on to the next rank.
+    CUZK_HD uint64_t next() {
+        settle();
+        const uint64_t item = (w - uint64_t(bitmap) * per) * 64 + lowest_bit(word);
         word &= word - 1;
+        rank++;
+        return item;
     }
-}
+
+private:
+    CUZK_HD void settle() {
+        while (word == 0) word = words[++w];
+        while (w >= uint64_t(bitmap + 1) * per) bitmap++;
+    }
+};
+
+/// reduce_chunk's keys over the set bits a cursor walks: the bitmap holding
+/// rank i. The rank the cursor stands at is read from it; any other (the
+/// neighbours of a chunk) by a binary search over the bitmaps' first ranks.
+struct bitmap_keys {
+    set_bit_cursor* cursor;
+    const uint32_t* before;
+    uint32_t bitmaps;
+
+    CUZK_HD uint32_t operator[](uint64_t i) const {
+        if (i == cursor->rank) return cursor->peek_bitmap();
+        // The last bitmap whose first rank is <= i (empty ones share theirs
+        // with the next and are passed over).
+        uint32_t lo = 0, hi = bitmaps;
+        while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (before[uint64_t(mid) * cursor->per] <= i) lo = mid; else hi = mid;
+        }
+        return lo;
+    }
+};
 
 }  // namespace cuzk::msm

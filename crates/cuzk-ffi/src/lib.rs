@@ -179,8 +179,10 @@ pub mod ffi {
         fn device_array_len(array: &DeviceArray) -> u64;
         /// Pippenger MSM of the first scalars.len() bases, up to the per-window sums.
         fn msm_windows(bases: &DeviceArray, scalars: &DeviceArray) -> Result<MsmWindows>;
-        /// Sum of the bases whose bitmap bit is set, as Jacobian limbs in `out`; returns device milliseconds.
-        fn batch_add(bases: &DeviceArray, bitmap: &[u64], out: &mut [u64]) -> Result<f32>;
+        /// For each of the bitmaps laid end to end in `bitmaps` (one bit per
+        /// base each), the sum of the bases whose bit is set, as Jacobian
+        /// limbs in `out` (one point per bitmap); returns device milliseconds.
+        fn batch_add(bases: &DeviceArray, bitmaps: &[u64], out: &mut [u64]) -> Result<f32>;
 
         /// Host hook: the kernels' signed digits of a Montgomery scalar for window width `window_bits`.
         fn msm_signed_digits(scalar: &[u64], window_bits: u32) -> Result<Vec<i32>>;
@@ -195,8 +197,10 @@ pub mod ffi {
             buckets_per_window: u32,
             segment_len: u32,
         ) -> Result<Vec<u64>>;
-        /// Host hook: the set-bit indices visited by the batch-addition threads, in thread order.
-        fn batch_add_model(bitmap: &[u64], threads: u64) -> Result<Vec<u64>>;
+        /// Host hook: the batch addition of bitmaps laid end to end over
+        /// integers mod 2^64 (base i is values[i]; 64 values per bitmap word),
+        /// one sum per bitmap, with the kernel's shares for `threads` threads.
+        fn batch_add_model(bitmaps: &[u64], values: &[u64], threads: u64) -> Result<Vec<u64>>;
     }
 
     unsafe extern "C++" {

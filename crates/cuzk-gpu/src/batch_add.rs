@@ -25,10 +25,34 @@ pub fn batch_add_resident<C: MsmCurve>(
     bases: &DeviceBases<C>,
     bitmap: &[u64],
 ) -> Result<DeviceRun<C::Jacobian>, GpuError> {
-    check_bitmap(bases.len(), bitmap)?;
-    let mut out = [C::Jacobian::identity()];
-    let device_ms = ffi::batch_add(bases.array(), bitmap, as_limbs_mut(&mut out))?;
-    Ok(DeviceRun { sum: out[0], device_ms })
+    let (sums, device_ms) = batch_add_resident_many(bases, bitmap, 1)?;
+    Ok(DeviceRun { sum: sums[0], device_ms })
+}
+
+/// [`batch_add_resident`] for `count` bitmaps over the same bases (one per
+/// circuit of a batch), laid end to end in `bitmaps` with
+/// `bases.len().div_ceil(64)` words each, summed in one pass: one sum per
+/// bitmap, and the device milliseconds.
+pub fn batch_add_resident_many<C: MsmCurve>(
+    bases: &DeviceBases<C>,
+    bitmaps: &[u64],
+    count: usize,
+) -> Result<(Vec<C::Jacobian>, f32), GpuError> {
+    let words = bases.len().div_ceil(64);
+    if count == 0 || bitmaps.len() != count * words {
+        return Err(GpuError::InvalidInput(format!(
+            "{count} bitmaps of {} bases need {} words, got {}",
+            bases.len(),
+            count * words,
+            bitmaps.len()
+        )));
+    }
+    for k in 0..count {
+        check_bitmap(bases.len(), &bitmaps[k * words..(k + 1) * words])?;
+    }
+    let mut out = vec![C::Jacobian::identity(); count];
+    let device_ms = ffi::batch_add(bases.array(), bitmaps, as_limbs_mut(&mut out))?;
+    Ok((out, device_ms))
 }
 
 /// [`batch_add_resident`] with the bases copied from the host.

@@ -338,15 +338,33 @@ mod tests {
         }
     }
 
+    /// Bitmaps end to end (1 to 12 of 1 to 6 words), words empty, full,
+    /// random or with one bit, so thread shares start, end and span several
+    /// bitmaps, empty ones among them; one value per base.
+    fn bitmaps_case() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, u64)> {
+        let word = prop_oneof![3 => Just(0u64), 1 => Just(u64::MAX), 2 => any::<u64>(), 2 => (0u32..64).prop_map(|b| 1u64 << b)];
+        (1usize..=6, 1usize..=12).prop_flat_map(move |(per, count)| {
+            (
+                proptest::collection::vec(word.clone(), per * count),
+                proptest::collection::vec(any::<u64>(), per * 64),
+                1u64..200,
+            )
+        })
+    }
+
     proptest! {
         #[test]
-        fn batch_add_model_visits_every_set_bit_once(
-            words in proptest::collection::vec(prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()], 0..40),
-            threads in 1u64..200,
-        ) {
-            let expected: Vec<u64> =
-                (0..words.len() as u64 * 64).filter(|&i| ((words[(i / 64) as usize] >> (i % 64)) & 1) == 1).collect();
-            prop_assert_eq!(ffi::batch_add_model(&words, threads).unwrap(), expected);
+        fn batch_add_model_sums_each_bitmap((bitmaps, values, threads) in bitmaps_case()) {
+            let per = values.len() / 64;
+            let expected: Vec<u64> = bitmaps
+                .chunks(per)
+                .map(|words| {
+                    (0..per * 64)
+                        .filter(|&i| (words[i / 64] >> (i % 64)) & 1 == 1)
+                        .fold(0u64, |acc, i| acc.wrapping_add(values[i]))
+                })
+                .collect();
+            prop_assert_eq!(ffi::batch_add_model(&bitmaps, &values, threads).unwrap(), expected);
         }
     }
 

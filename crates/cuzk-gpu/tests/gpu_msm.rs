@@ -9,7 +9,7 @@ mod harness;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_gpu::arith::{G1, G2};
-use cuzk_gpu::batch_add::{batch_add, batch_add_resident};
+use cuzk_gpu::batch_add::{batch_add, batch_add_resident, batch_add_resident_many};
 use cuzk_gpu::msm::{msm, msm_resident, MsmCurve};
 use cuzk_gpu::{msm_g1, Device, DeviceBases, DeviceScalars, GpuError};
 use ff::Field;
@@ -28,6 +28,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("msm_long_runs_of_repeated_points", msm_long_runs_of_repeated_points),
     ("batch_add_matches_naive_sum", batch_add_matches_naive_sum),
     ("batch_add_rejects_bad_bitmaps", batch_add_rejects_bad_bitmaps),
+    ("batch_add_of_several_bitmaps_matches_each_alone", batch_add_of_several_bitmaps_matches_each_alone),
     ("msm_out_of_memory_is_typed_and_recoverable", msm_out_of_memory_is_typed_and_recoverable),
 ];
 
@@ -253,6 +254,47 @@ fn batch_add_matches_naive_sum(device: &Device, rng: &mut ChaCha20Rng) {
     }
     for n in [0, 1, 65, 5000, 1 << 16] {
         batch_case::<G2>(device, rng, n);
+    }
+}
+
+/// One pass over `count` bitmaps end to end (as the host function sums a
+/// batch's circuits), against the naive sum of each: every pattern of
+/// `bitmap` and, in turn, bitmaps with no bit or one bit, so that thread
+/// shares span several bitmaps and empty ones.
+fn many_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize, count: usize) {
+    let bases = random_points::<C>(rng, n);
+    let resident = DeviceBases::<C>::upload(device, &bases).unwrap();
+    let maps: Vec<Vec<u64>> = (0..count)
+        .map(|k| match k % 7 {
+            5 => vec![0u64; n.div_ceil(64)],
+            6 => {
+                let mut one = vec![0u64; n.div_ceil(64)];
+                let i = rng.next_u32() as usize % n;
+                one[i / 64] |= 1 << (i % 64);
+                one
+            }
+            p => bitmap(rng, n, p as u32),
+        })
+        .collect();
+    let (got, _) = batch_add_resident_many(&resident, &maps.concat(), count).unwrap();
+    for (k, bits) in maps.iter().enumerate() {
+        let expected: C::P =
+            (0..n).filter(|&i| (bits[i / 64] >> (i % 64)) & 1 == 1).map(|i| bases[i].to_curve()).sum();
+        assert_eq!(got[k], expected, "n = {n}, bitmap {k} of {count}");
+    }
+}
+
+fn batch_add_of_several_bitmaps_matches_each_alone(device: &Device, rng: &mut ChaCha20Rng) {
+    for (n, count) in [(1, 3), (65, 10), (1000, 7), ((1 << 16) + 3, 10), (1 << 20, 3)] {
+        many_case::<G1>(device, rng, n, count);
+    }
+    for (n, count) in [(65, 7), (5000, 10)] {
+        many_case::<G2>(device, rng, n, count);
+    }
+    let bases = DeviceBases::<G1>::upload(device, &random_points::<G1>(rng, 70)).unwrap();
+    for (words, count) in [(vec![0u64; 3], 2), (vec![0u64; 4], 0), (vec![0, 0, 0, 1 << 6], 2)] {
+        let err = batch_add_resident_many(&bases, &words, count).unwrap_err();
+        assert!(matches!(err, GpuError::InvalidInput(_)), "{words:?} as {count}: {err:?}");
     }
 }
 
