@@ -2,7 +2,10 @@
 // (which has no GPU) checks the very code the kernels run against blstrs.
 #include <cstring>
 
+#include <type_traits>
+
 #include "../cuda/ec/point.hpp"
+#include "../cuda/ff/loose.hpp"
 #include "../cuda/ntt/roots.hpp"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "limbs_io.hpp"
@@ -34,7 +37,20 @@ ff::mont<P> device_schedule(FieldOp op, const ff::mont<P>& a, const ff::mont<P>&
         case FieldOp::SubChain: return F::template sub_chain<ff::emulated>(a, b);
         case FieldOp::MulChain: return F::template mul_chain<ff::emulated>(a, b);
         case FieldOp::SqrChain: return F::template sqr_chain<ff::emulated>(a);
-        default: throw_invalid("not a device schedule");
+        default: break;
+    }
+    if constexpr (std::is_same_v<P, ff::fp_params>) {
+        using L = ff::loose<F>;
+        switch (op) {
+            case FieldOp::LooseMul: return (L{a} * L{b}).v;
+            case FieldOp::LooseSqr: return L{a}.sqr().v;
+            case FieldOp::LooseAdd: return (L{a} + L{b}).v;
+            case FieldOp::LooseSub: return (L{a} - L{b}).v;
+            default: break;
+        }
+        throw_invalid("not a device schedule");
+    } else {
+        throw_invalid("the lazily reduced form is G1's Fp only");
     }
 }
 
@@ -55,7 +71,11 @@ F apply(FieldOp op, const F& a, const F& b) {
         case FieldOp::AddChain:
         case FieldOp::SubChain:
         case FieldOp::MulChain:
-        case FieldOp::SqrChain: return device_schedule(op, a, b);
+        case FieldOp::SqrChain:
+        case FieldOp::LooseMul:
+        case FieldOp::LooseSqr:
+        case FieldOp::LooseAdd:
+        case FieldOp::LooseSub: return device_schedule(op, a, b);
     }
     throw_invalid("unknown field op");
 }

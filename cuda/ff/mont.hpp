@@ -200,8 +200,11 @@ struct alignas(16) mont {
     /// e[1], whose carry enters the chain that builds the next o from
     /// e[2..] shifted down. Sums stay below 2p 2^32 <= 2^(32(N+1)) (a, b < p,
     /// p < 2^(32N-1)), so the top limb of o never carries out and the carry
-    /// out of an e chain always fits in o[N-1]. N must be even.
-    template <class C>
+    /// out of an e chain always fits in o[N-1]. N must be even. Reduce =
+    /// false skips the final conditional subtraction: the result is then
+    /// only below 2p, also for a, b < 2p when 4p <= 2^(32N) (the frame then
+    /// stays below 2^32 3p; loose.hpp).
+    template <class C, bool Reduce = true>
     CUZK_HD static mont mul_chain(const mont& a, const mont& b) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t e[N], o[N];
@@ -240,19 +243,23 @@ struct alignas(16) mont {
                 o[k] = o2[k];
             }
         }
-        return frame_result<C>(e, o);
+        return frame_result<C, Reduce>(e, o);
     }
 
     /// The last division by 2^32 of a mul_chain or sqr_chain frame (e[0] is
-    /// zero), then the one conditional subtraction.
-    template <class C>
+    /// zero), then, with Reduce, the one conditional subtraction.
+    template <class C, bool Reduce>
     CUZK_HD static mont frame_result(const uint32_t (&e)[N], const uint32_t (&o)[N]) {
         mont r;
         r.v[0] = C::add_cc(o[0], e[1]);
         CUZK_UNROLL
         for (int k = 1; k < N - 1; k++) r.v[k] = C::addc_cc(o[k], e[k + 1]);
         r.v[N - 1] = C::addc(o[N - 1], 0u);
-        return reduce_once_chain<C>(r);
+        if constexpr (Reduce) {
+            return reduce_once_chain<C>(r);
+        } else {
+            return r;
+        }
     }
 
     /// The products m p_j of even j added into e, low and high words, as one
@@ -314,8 +321,10 @@ struct alignas(16) mont {
     /// (Fp) that still fits the frame's N+1 limbs and chains end in o[N-1]
     /// as in mul_chain; otherwise (Fr, p > 2^(32N)/3) one more word `top`
     /// takes their carries and becomes o[N-1] of the next frame. The result
-    /// is below 2p either way, as in mul_chain. N must be even.
-    template <class C>
+    /// is below 2p either way, as in mul_chain. N must be even. Reduce as in
+    /// mul_chain (for a < 2p the frame is below 2^32 5p, which must fit
+    /// without `top`; loose.hpp checks it).
+    template <class C, bool Reduce = true>
     CUZK_HD static mont sqr_chain(const mont& a) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t d[N];  // limb j of 2a, for the j >= 2 that rows read
@@ -350,7 +359,7 @@ struct alignas(16) mont {
                 o[k] = o2[k];
             }
         }
-        return frame_result<C>(e, o);
+        return frame_result<C, Reduce>(e, o);
     }
 
     /// Whether sqr_chain's frame needs the extra word: 3p > 2^(32N) may hold
@@ -435,10 +444,21 @@ struct alignas(16) mont {
         }
     }
 
-    /// reduce_once as one subtraction chain and a select per limb.
-    template <class C>
+    /// 2p, the modulus of loose.hpp's sums and differences (fits N limbs
+    /// because p < 2^(32N-1)).
+    CUZK_HDC static limbs<N> twice_modulus() {
+        limbs<N> t{};
+        const limbs<N> p = modulus();
+        for (int i = N - 1; i > 0; i--) t.v[i] = (p.v[i] << 1) | (p.v[i - 1] >> 31);
+        t.v[0] = p.v[0] << 1;
+        return t;
+    }
+
+    /// reduce_once as one subtraction chain and a select per limb; Twice
+    /// subtracts 2p (r < 4p on entry) instead.
+    template <class C, bool Twice = false>
     CUZK_HD static mont reduce_once_chain(const mont& r) {
-        constexpr limbs<N> p = modulus();
+        constexpr limbs<N> p = Twice ? twice_modulus() : modulus();
         mont d;
         d.v[0] = C::sub_cc(r.v[0], p.v[0]);
         CUZK_UNROLL
@@ -449,20 +469,21 @@ struct alignas(16) mont {
         return d;
     }
 
-    /// a + b, then reduce_once_chain.
-    template <class C>
+    /// a + b, then reduce_once_chain (Twice: modulo 2p, for a, b < 2p with
+    /// 4p <= 2^(32N)).
+    template <class C, bool Twice = false>
     CUZK_HD static mont add_chain(const mont& a, const mont& b) {
         mont s;
         s.v[0] = C::add_cc(a.v[0], b.v[0]);
         CUZK_UNROLL
         for (int i = 1; i < N; i++) s.v[i] = C::addc_cc(a.v[i], b.v[i]);
-        return reduce_once_chain<C>(s);
+        return reduce_once_chain<C, Twice>(s);
     }
 
-    /// a - b, plus p when it borrowed (the mask keeps it branch-free).
-    template <class C>
+    /// a - b, plus p (Twice: 2p) when it borrowed (the mask keeps it branch-free).
+    template <class C, bool Twice = false>
     CUZK_HD static mont sub_chain(const mont& a, const mont& b) {
-        constexpr limbs<N> p = modulus();
+        constexpr limbs<N> p = Twice ? twice_modulus() : modulus();
         mont d;
         d.v[0] = C::sub_cc(a.v[0], b.v[0]);
         CUZK_UNROLL

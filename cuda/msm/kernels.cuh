@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../ec/point.hpp"
+#include "../ff/loose.hpp"
 #include "digits.hpp"
 #include "plan.hpp"
 #include "segments.hpp"
@@ -107,29 +108,52 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
     });
 }
 
+/// The field a mixed-addition loop accumulates in: G1's Fp kept below 2p
+/// (ff/loose.hpp), whose products skip their final subtraction; G2's Fp2
+/// as it is. loosened() takes a canonical element in, canonical() out.
+__device__ inline ff::loose<ff::fp_t> loosened(const ff::fp_t& x) { return ff::loose<ff::fp_t>::of(x); }
+__device__ inline ff::fp2_t loosened(const ff::fp2_t& x) { return x; }
+__device__ inline ff::fp_t canonical(const ff::loose<ff::fp_t>& x) { return x.canonical(); }
+__device__ inline ff::fp2_t canonical(const ff::fp2_t& x) { return x; }
+
+template <class F>
+using accumulation_field = decltype(loosened(F{}));
+
+template <class F>
+__device__ affine<accumulation_field<F>> loosened(const affine<F>& p) {
+    return {loosened(p.x), loosened(p.y)};
+}
+
+template <class A>
+__device__ auto canonical(const xyzz<A>& p) -> xyzz<decltype(canonical(p.X))> {
+    return {canonical(p.X), canonical(p.Y), canonical(p.ZZ), canonical(p.ZZZ)};
+}
+
 /// First level of the bucket accumulation: each of the grid's threads sums an
 /// equal share of the *count sorted non-zero digits, adding the affine base
 /// (negated for a negative digit) into an XYZZ accumulator. Complete runs are
 /// stored straight into their (zero-initialised) bucket; cut runs go to two
-/// slots per thread for the keyed-sum levels of reduce_kernel.
+/// slots per thread for the keyed-sum levels of reduce_kernel. Sums leave
+/// the accumulation field in canonical form.
 template <class F>
 __global__ void __launch_bounds__(THREADS, addition_blocks<F>())
     accumulate_points_kernel(const uint32_t* keys, const uint32_t* vals, const unsigned long long* count,
                              const affine<F>* bases, xyzz<F>* buckets, uint32_t* slot_keys, xyzz<F>* slot_sums) {
+    using A = accumulation_field<F>;
     const uint64_t t = global_thread(), threads = uint64_t(gridDim.x) * blockDim.x;
     const uint64_t m = *count;
-    auto add = [&](const xyzz<F>& acc, uint64_t i) {
+    auto add = [&](const xyzz<A>& acc, uint64_t i) {
         const uint32_t v = vals[i];
-        affine<F> p = bases[v & ~NEG_BIT];
+        affine<A> p = loosened(bases[v & ~NEG_BIT]);
         if (v & NEG_BIT) p.y = -p.y;
         return acc.add_affine(p);
     };
-    auto complete = [&](uint32_t key, const xyzz<F>& sum) { buckets[key] = sum; };
-    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+    auto complete = [&](uint32_t key, const xyzz<A>& sum) { buckets[key] = canonical(sum); };
+    auto partial = [&](int slot, uint32_t key, const xyzz<A>& sum) {
         slot_keys[2 * t + slot] = key;
-        slot_sums[2 * t + slot] = sum;
+        slot_sums[2 * t + slot] = canonical(sum);
     };
-    reduce_chunk<xyzz<F>>(keys, m, chunk_of(t, threads, m), add, complete, partial);
+    reduce_chunk<xyzz<A>>(keys, m, chunk_of(t, threads, m), add, complete, partial);
 }
 
 /// One level of a keyed segmented sum: the same reduce_chunk over m slots

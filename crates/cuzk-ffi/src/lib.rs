@@ -75,6 +75,15 @@ pub mod ffi {
         MulChain,
         /// a^2 through the device schedule `sqr_chain`, emulated; prime fields only.
         SqrChain,
+        /// a * b in the lazily reduced form of the G1 accumulation (ff/loose.hpp:
+        /// inputs and result below 2p, the result not reduced further), emulated; Fp only.
+        LooseMul,
+        /// a^2 in the lazily reduced form, emulated; Fp only.
+        LooseSqr,
+        /// a + b in the lazily reduced form (modulo 2p), emulated; Fp only.
+        LooseAdd,
+        /// a - b in the lazily reduced form (modulo 2p), emulated; Fp only.
+        LooseSub,
     }
 
     /// A group of BLS12-381.

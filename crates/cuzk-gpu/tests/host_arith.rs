@@ -215,6 +215,87 @@ proptest! {
     }
 }
 
+/// x + p in Montgomery words, for an x with x + p < 2p: the other form of
+/// the same residue that the lazily reduced arithmetic may hold.
+fn plus_p(x: Fp) -> Fp {
+    let p = words(&modulus_of(&Fp::p_minus_1_le()));
+    let mut w = words(as_limbs(&[x]));
+    let mut carry = 0u64;
+    for (wi, pi) in w.iter_mut().zip(&p) {
+        let t = u64::from(*wi) + u64::from(*pi) + carry;
+        *wi = t as u32;
+        carry = t >> 32;
+    }
+    assert_eq!(carry, 0, "x + p fits the words");
+    from_words(&w)
+}
+
+/// A value below 2p as the canonical element it stands for, checking the bound.
+fn canonical(x: Fp, what: &str) -> Fp {
+    let p = words(&modulus_of(&Fp::p_minus_1_le()));
+    let w = words(as_limbs(&[x]));
+    let geq_p = w.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b);
+    if !geq_p {
+        return x;
+    }
+    let mut d = w.clone();
+    let mut borrow = 0i64;
+    for (di, pi) in d.iter_mut().zip(&p) {
+        let t = i64::from(*di) - i64::from(*pi) - borrow;
+        *di = t.rem_euclid(1 << 32) as u32;
+        borrow = i64::from(t < 0);
+    }
+    let reduced = from_words::<Fp>(&d);
+    let again = words(as_limbs(&[reduced]));
+    let still_geq = again.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b);
+    assert!(!still_geq, "{what}: {x:?} is not below 2p");
+    reduced
+}
+
+/// The lazily reduced Fp arithmetic of the G1 accumulation (ff/loose.hpp)
+/// on inputs in either form (x or x + p): results below 2p, and the residues
+/// blstrs computes.
+fn check_loose(a: Fp, b: Fp, a_high: bool, b_high: bool) {
+    let (la, lb) = (if a_high { plus_p(a) } else { a }, if b_high { plus_p(b) } else { b });
+    for (op, want) in
+        [(FieldOp::LooseMul, a * b), (FieldOp::LooseSqr, a.square()), (FieldOp::LooseAdd, a + b), (FieldOp::LooseSub, a - b)]
+    {
+        let got = host_field_op(op, &la, &lb).unwrap();
+        assert_eq!(canonical(got, &format!("{op:?}")), want, "{op:?} of {la:?}, {lb:?}");
+    }
+}
+
+#[test]
+fn loose_schedules_on_all_word_edges() {
+    let edges = word_edges::<Fp>();
+    for &a in &edges {
+        for &b in &edges {
+            for (ha, hb) in [(false, false), (true, false), (false, true), (true, true)] {
+                check_loose(a, b, ha, hb);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn loose_schedules_match_blstrs(
+        a in schedule_input::<Fp>(), b in schedule_input::<Fp>(), ha in any::<bool>(), hb in any::<bool>()
+    ) {
+        check_loose(a, b, ha, hb);
+    }
+}
+
+#[test]
+fn loose_schedules_are_fp_only() {
+    for op in [FieldOp::LooseMul, FieldOp::LooseSqr, FieldOp::LooseAdd, FieldOp::LooseSub] {
+        let err = host_field_op(op, &Scalar::ONE, &Scalar::ONE).unwrap_err();
+        assert!(matches!(err, cuzk_gpu::GpuError::InvalidInput(_)), "{op:?}: {err:?}");
+    }
+}
+
 #[test]
 fn fp2_has_no_device_schedules() {
     for op in [FieldOp::AddChain, FieldOp::SubChain, FieldOp::MulChain, FieldOp::SqrChain] {
