@@ -255,7 +255,8 @@ __global__ void popcount_kernel(const uint64_t* words, uint64_t word_count, uint
 /// go to two slots per thread for the keyed-sum levels, as in
 /// accumulate_points_kernel. One launch serves the whole batch: a launch per
 /// circuit paid its fixed costs (scan, levels, round trip) ten times for a
-/// PoRep proof.
+/// PoRep proof. Additions run in accumulation_field<F>, as in
+/// accumulate_points_kernel.
 template <class F>
 __global__ void __launch_bounds__(THREADS, addition_blocks<F>())
     batch_add_kernel(const affine<F>* bases, const uint64_t* words, const uint32_t* before, uint64_t per,
@@ -266,13 +267,14 @@ __global__ void __launch_bounds__(THREADS, addition_blocks<F>())
     const chunk ch = chunk_of(t, threads, total);
     set_bit_cursor cursor(words, before, word_count, per, ch.begin);
     const bitmap_keys keys{&cursor, before, bitmaps};
-    auto add = [&](const xyzz<F>& acc, uint64_t) { return acc.add_affine(bases[cursor.next()]); };
-    auto complete = [&](uint32_t key, const xyzz<F>& sum) { targets[key] = sum; };
-    auto partial = [&](int slot, uint32_t key, const xyzz<F>& sum) {
+    using A = accumulation_field<F>;
+    auto add = [&](const xyzz<A>& acc, uint64_t) { return acc.add_affine(loosened(bases[cursor.next()])); };
+    auto complete = [&](uint32_t key, const xyzz<A>& sum) { targets[key] = canonical(sum); };
+    auto partial = [&](int slot, uint32_t key, const xyzz<A>& sum) {
         slot_keys[2 * t + slot] = key;
-        slot_sums[2 * t + slot] = sum;
+        slot_sums[2 * t + slot] = canonical(sum);
     };
-    reduce_chunk<xyzz<F>>(keys, total, ch, add, complete, partial);
+    reduce_chunk<xyzz<A>>(keys, total, ch, add, complete, partial);
 }
 
 /// Writes `len` points repeating `pattern` (of `period` points) into out.
