@@ -400,45 +400,29 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     prep.join();
     if (prep_error) std::rethrow_exception(prep_error);
 
-    // Queries that read the aux assignment directly share its upload; the
-    // others (sparse, or streamed bases) go query by query.
+    // A query whose dense scalars end with the aux assignment joins the
+    // readers, whose MSMs share one upload of it per circuit; the others
+    // (sparse, or streamed bases) are proved on their own.
     std::vector<aux_reader> readers;
-    auto read_aux = [&](query q, const query_bases& bases, const query_split& split) {
-        return ends_with_aux(q, split) && bases.device != nullptr;
-    };
-    auto reader = [&](const query_bases& bases, const query_split& split, double* ms, auto target, auto field) {
+    auto query_sums = [&](auto field, query q, const query_bases& bases, const query_split& split,
+                          const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, auto target) {
         using F = decltype(field);
-        readers.push_back({&split, ms, [&bases, &split, target](size_t i, const DeviceArray& scalars) {
-                               auto& sum = target(i);
-                               sum = sum.add(msm_sum<F>(view(*bases.device, 0, split.len), scalars));
+        if (!ends_with_aux(q, split) || !bases.device) {
+            prove_query<F>(bt, *held, bases, split, host_tail, batch_ms, msm_ms, target);
+            return;
+        }
+        readers.push_back({&split, msm_ms, [&bases, &split, target](size_t i, const DeviceArray& scalars) {
+                               target(i) = target(i).add(msm_sum<F>(view(*bases.device, 0, split.len), scalars));
                            }});
     };
-    auto l_sum = [&](size_t i) -> g1& { return sums[i].l; };
-    auto a_sum = [&](size_t i) -> g1& { return sums[i].a; };
-    auto b_g1_sum = [&](size_t i) -> g1& { return sums[i].b_g1; };
-    auto b_g2_sum = [&](size_t i) -> g2& { return sums[i].b_g2; };
-    if (read_aux(query::l, srs.l, tmp->l)) {
-        reader(srs.l, tmp->l, &tm.tail_msm_ms, l_sum, fp_t{});
-    } else {
-        prove_query<fp_t>(bt, *held, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms, l_sum);
-    }
-    if (read_aux(query::a, srs.a, tmp->a)) {
-        reader(srs.a, tmp->a, &tm.tail_msm_ms, a_sum, fp_t{});
-    } else {
-        prove_query<fp_t>(bt, *held, srs.a, tmp->a, tmp->tail_msm_a_bases, &tm.batch_add_ms, &tm.tail_msm_ms, a_sum);
-    }
-    if (read_aux(query::b, srs.b_g1, tmp->b)) {
-        reader(srs.b_g1, tmp->b, &tm.tail_msm_ms, b_g1_sum, fp_t{});
-    } else {
-        prove_query<fp_t>(bt, *held, srs.b_g1, tmp->b, tmp->tail_msm_b_g1_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
-                          b_g1_sum);
-    }
-    if (read_aux(query::b, srs.b_g2, tmp->b)) {
-        reader(srs.b_g2, tmp->b, &tm.b_g2_msm_ms, b_g2_sum, fp2_t{});
-    } else {
-        prove_query<fp2_t>(bt, *held, srs.b_g2, tmp->b, tmp->tail_msm_b_g2_bases, &tm.b_g2_msm_ms, &tm.b_g2_msm_ms,
-                           b_g2_sum);
-    }
+    query_sums(fp_t{}, query::l, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+               [&](size_t i) -> g1& { return sums[i].l; });
+    query_sums(fp_t{}, query::a, srs.a, tmp->a, tmp->tail_msm_a_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+               [&](size_t i) -> g1& { return sums[i].a; });
+    query_sums(fp_t{}, query::b, srs.b_g1, tmp->b, tmp->tail_msm_b_g1_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
+               [&](size_t i) -> g1& { return sums[i].b_g1; });
+    query_sums(fp2_t{}, query::b, srs.b_g2, tmp->b, tmp->tail_msm_b_g2_bases, &tm.b_g2_msm_ms, &tm.b_g2_msm_ms,
+               [&](size_t i) -> g2& { return sums[i].b_g2; });
     prove_reading_aux(bt, *held, readers);
 
     timed(&tm.epilogue_ms, [&] {
