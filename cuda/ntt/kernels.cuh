@@ -3,14 +3,15 @@
 //   - the first pass gathers its input in bit-reversed order (times g^i for
 //     a forward coset transform) and runs the first stages inside shared
 //     memory, one block per contiguous chunk of 2^10 elements;
-//   - each later pass runs up to 7 more stages in shared memory: a block
+//   - each later pass runs up to 9 more stages in shared memory: a block
 //     holds 2^k elements spaced 2^s apart (the butterfly partners of stages
 //     s .. s+k-1) for T = 2^(10-k) neighbouring columns, so its loads and
 //     stores stay coalesced;
 //   - the last pass scales by n^-1 (times g^-i for an inverse coset) as it
 //     stores.
-// A 2^27 transform is four passes where it was twelve (a bit reversal, one
-// shared-memory pass, nine radix-4/radix-2 passes and a scaling pass).
+// A 2^27 transform is three passes (10, 9 and 8 stages) where it was twelve
+// (a bit reversal, one shared-memory pass, nine radix-4/radix-2 passes and a
+// scaling pass).
 // Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
 // j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
 // keeps four elements in registers and runs two stages between barriers.
@@ -24,9 +25,12 @@ using ff::fr_t;
 
 /// log2 of the elements one block of a pass holds (1024 x 32 B = 32 KiB).
 constexpr uint32_t BLOCK_LOG = 10;
-/// Stages a later pass runs at most: it keeps at least 2^3 columns per
-/// block, 256 contiguous bytes per row of its loads.
-constexpr uint32_t STRIDED_STAGES = 7;
+/// Stages a later pass runs at most: it keeps at least 2 columns per block,
+/// 64 contiguous bytes per row of its loads. At 7 (8 columns, 256 bytes) a
+/// 2^27 transform took a fourth pass; one pass less measured faster on the
+/// H200 although its rows are shorter: forward 2^26 21.9 -> 19.7 ms, 2^27
+/// 43.5 -> 42.1 ms. Below 2^26 both limits give the same passes.
+constexpr uint32_t STRIDED_STAGES = 9;
 /// Threads per block: four elements each.
 constexpr uint32_t PASS_THREADS = (1u << BLOCK_LOG) / 4;
 /// Blocks per SM the pass kernel is compiled for: four (64 registers, 20
