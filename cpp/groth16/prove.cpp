@@ -159,7 +159,8 @@ void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases,
             // The circuits' bitmaps in as few calls as the device's 32-bit
             // ranks allow (ten PoRep partitions of 2^27 bases take three).
             const DeviceArray all = view(*bases.device, 0, split.len);
-            const size_t group = size_t(std::max<uint64_t>(1, ((uint64_t(1) << 32) - 1) / std::max<uint64_t>(1, split.len)));
+            const uint64_t most_bits = (uint64_t(1) << 32) - 1;
+            const size_t group = size_t(std::max<uint64_t>(1, most_bits / std::max<uint64_t>(1, split.len)));
             for (size_t g0 = 0; g0 < count; g0 += group) {
                 const size_t k = std::min(group, count - g0);
                 const auto sums = bitmap_sums<F>(all, split.ones.data() + g0 * split.words, k);

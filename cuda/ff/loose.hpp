@@ -16,6 +16,14 @@ template <class F>
 struct loose {
     F v;
 
+    /// The carry-chain primitives of this compilation pass: the device's
+    /// instructions, or their host emulation (carry.hpp).
+#if defined(__CUDA_ARCH__)
+    using chain = ptx;
+#else
+    using chain = emulated;
+#endif
+
     static constexpr int N = F::N;
     // 4p <= 2^(32N) for the products; 5p <= 2^(32N) for sqr_chain's frame
     // without its extra word (mont.hpp), both read off the top limb.
@@ -27,13 +35,7 @@ struct loose {
     /// A canonical element (below p), as it is.
     CUZK_HD static loose of(const F& x) { return {x}; }
     /// The canonical form, below p.
-    CUZK_HD F canonical() const {
-#if defined(__CUDA_ARCH__)
-        return F::template reduce_once_chain<ptx>(v);
-#else
-        return F::template reduce_once_chain<emulated>(v);
-#endif
-    }
+    CUZK_HD F canonical() const { return F::template reduce_once_chain<chain>(v); }
 
     CUZK_HD bool is_zero() const {
         constexpr limbs<N> p = F::modulus();
@@ -47,32 +49,14 @@ struct loose {
     }
 
     CUZK_HD friend loose operator*(const loose& a, const loose& b) {
-#if defined(__CUDA_ARCH__)
-        return {F::template mul_chain<ptx, false>(a.v, b.v)};
-#else
-        return {F::template mul_chain<emulated, false>(a.v, b.v)};
-#endif
+        return {F::template mul_chain<chain, false>(a.v, b.v)};
     }
-    CUZK_HD loose sqr() const {
-#if defined(__CUDA_ARCH__)
-        return {F::template sqr_chain<ptx, false>(v)};
-#else
-        return {F::template sqr_chain<emulated, false>(v)};
-#endif
-    }
+    CUZK_HD loose sqr() const { return {F::template sqr_chain<chain, false>(v)}; }
     CUZK_HD friend loose operator+(const loose& a, const loose& b) {
-#if defined(__CUDA_ARCH__)
-        return {F::template add_chain<ptx, true>(a.v, b.v)};
-#else
-        return {F::template add_chain<emulated, true>(a.v, b.v)};
-#endif
+        return {F::template add_chain<chain, true>(a.v, b.v)};
     }
     CUZK_HD friend loose operator-(const loose& a, const loose& b) {
-#if defined(__CUDA_ARCH__)
-        return {F::template sub_chain<ptx, true>(a.v, b.v)};
-#else
-        return {F::template sub_chain<emulated, true>(a.v, b.v)};
-#endif
+        return {F::template sub_chain<chain, true>(a.v, b.v)};
     }
     CUZK_HD loose operator-() const { return zero() - *this; }
     CUZK_HD loose dbl() const { return *this + *this; }
