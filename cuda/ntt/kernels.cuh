@@ -15,7 +15,11 @@
 // Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
 // j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
 // keeps four elements in registers and runs two stages between barriers.
+// The passes are bound by the IMAD pipe (Nsight Compute on the H200: the
+// fmaheavy pipe 73-83 % busy), i.e. by the Fr multiplications.
 #pragma once
+
+#include <type_traits>
 
 #include "../ff/bls12_381.hpp"
 
@@ -80,6 +84,13 @@ __device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w) {
     u = u + t;
 }
 
+/// butterfly with the twiddle w^0 = 1: no multiplication.
+__device__ __forceinline__ void butterfly_one(fr_t& u, fr_t& v) {
+    const fr_t t = v;
+    v = u - t;
+    u = u + t;
+}
+
 /// What one pass does besides its stages.
 struct pass_args {
     /// First pass: read from here in bit-reversed order (else in place).
@@ -123,10 +134,12 @@ static __global__ void __launch_bounds__(PASS_THREADS, PASS_BLOCKS_PER_SM)
 
     const uint32_t l = threadIdx.x & t_mask;
     const uint32_t q0 = threadIdx.x >> log_t;  // this thread's group of rows
-    uint32_t u = 0;
-    for (; u + 2 <= k; u += 2) {
-        // Rows m0 + {0, h, 2h, 3h}: stage u pairs (0,1), (2,3); stage u+1
-        // pairs (0,2) with the same j and (1,3) with j + 2^(s+u).
+    // Two stages per step: rows m0 + {0, h, 2h, 3h}; stage u pairs (0,1),
+    // (2,3); stage u+1 pairs (0,2) with the same j and (1,3) with
+    // j + 2^(s+u). The transform's first step (stages 0 and 1, j = 0) has
+    // the twiddle w^0 = 1 in three of its four butterflies and skips their
+    // multiplications.
+    auto step = [&](uint32_t u, auto first) {
         const uint32_t h = 1u << u;
         const uint32_t jm = q0 & (h - 1);
         const uint32_t m0 = ((q0 >> u) << (u + 2)) | jm;
@@ -137,16 +150,32 @@ static __global__ void __launch_bounds__(PASS_THREADS, PASS_BLOCKS_PER_SM)
         fr_t& e2 = sh[((m0 + 2 * h) << log_t) + l];
         fr_t& e3 = sh[((m0 + 3 * h) << log_t) + l];
         fr_t x0 = e0, x1 = e1, x2 = e2, x3 = e3;
-        const fr_t w1 = tw[j << (log_n - 1 - st)];
-        butterfly(x0, x1, w1);
-        butterfly(x2, x3, w1);
-        butterfly(x0, x2, tw[j << (log_n - 2 - st)]);
+        if constexpr (decltype(first)::value) {
+            butterfly_one(x0, x1);
+            butterfly_one(x2, x3);
+            butterfly_one(x0, x2);
+        } else {
+            const fr_t w1 = tw[j << (log_n - 1 - st)];
+            butterfly(x0, x1, w1);
+            butterfly(x2, x3, w1);
+            butterfly(x0, x2, tw[j << (log_n - 2 - st)]);
+        }
         butterfly(x1, x3, tw[(j + (size_t(1) << st)) << (log_n - 2 - st)]);
         e0 = x0;
         e1 = x1;
         e2 = x2;
         e3 = x3;
         __syncthreads();
+    };
+    // The branch stays inside the loop: a first step of its own before it
+    // raised ptxas's spills from 36 to 96 bytes and measured slower.
+    uint32_t u = 0;
+    for (; u + 2 <= k; u += 2) {
+        if (s == 0 && u == 0) {
+            step(0u, std::true_type{});
+        } else {
+            step(u, std::false_type{});
+        }
     }
     if (u < k) {
         // One stage left: butterfly b pairs rows m0 and m0 + h of column b mod T.
