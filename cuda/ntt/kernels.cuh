@@ -39,9 +39,9 @@ constexpr uint32_t STRIDED_STAGES = 9;
 constexpr uint32_t PASS_THREADS = (1u << BLOCK_LOG) / 4;
 /// Blocks per SM the pass kernel is compiled for: four (64 registers, 20
 /// bytes of spills; the shared memory allows four) instead of the two that
-/// its natural 94 registers leave. Its butterflies stall on the latency of
-/// their multiply chains and loads, which more warps hide: 2^27 forward
-/// 50.2 -> 43.4 ms on the H200 (three blocks, 77 registers: 47.4).
+/// its natural 94 registers leave. More warps keep the integer multiplier,
+/// which bounds the passes, busier between their barriers and loads: 2^27
+/// forward 50.2 -> 43.4 ms on the H200 (three blocks, 77 registers: 47.4).
 constexpr int PASS_BLOCKS_PER_SM = 4;
 
 /// base^i = lo[i mod 2^lo_log] * hi[i >> lo_log]: two small tables stand in
