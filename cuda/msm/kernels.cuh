@@ -21,9 +21,9 @@ using ff::fr_t;
 /// per SM; capping it at 128 (four blocks) costs ptxas ~60 bytes of spills
 /// and measured 2-8 % faster than 168 registers (three blocks) on the H200:
 /// more resident warps keep the integer multiplier busier, which bounds the
-/// loop (Nsight Compute: the IMAD pipe 82 % busy at four blocks). G2's loop is over the 255-register limit either way, and a
-/// 168 cap (three blocks) spills 4 KiB and measured 10 % slower, so G2 gets
-/// no cap.
+/// loop (Nsight Compute: the IMAD pipe 82 % busy at four blocks). G2's loop
+/// is over the 255-register limit either way, and a 168 cap (three blocks)
+/// spills 4 KiB and measured 10 % slower, so G2 gets no cap.
 template <class F>
 constexpr int addition_blocks() {
     return sizeof(F) == sizeof(ff::fp_t) ? 4 : 1;

@@ -37,7 +37,7 @@ constexpr uint32_t BLOCK_LOG = 10;
 constexpr uint32_t STRIDED_STAGES = 9;
 /// Threads per block: four elements each.
 constexpr uint32_t PASS_THREADS = (1u << BLOCK_LOG) / 4;
-/// Blocks per SM the pass kernel is compiled for: four (64 registers, 20
+/// Blocks per SM the pass kernel is compiled for: four (64 registers, 8
 /// bytes of spills; the shared memory allows four) instead of the two that
 /// its natural 94 registers leave. More warps keep the integer multiplier,
 /// which bounds the passes, busier between their barriers and loads: 2^27
