@@ -37,6 +37,11 @@ ff::mont<P> device_schedule(FieldOp op, const ff::mont<P>& a, const ff::mont<P>&
         case FieldOp::SubChain: return F::template sub_chain<ff::emulated>(a, b);
         case FieldOp::MulChain: return F::template mul_chain<ff::emulated>(a, b);
         case FieldOp::SqrChain: return F::template sqr_chain<ff::emulated>(a);
+        case FieldOp::WideMulChain: {
+            uint32_t t[2 * F::N];
+            F::template mul_wide_chain<ff::emulated>(a, b, t);
+            return F::template redc_wide_chain<ff::emulated>(t);
+        }
         default: break;
     }
     if constexpr (std::is_same_v<P, ff::fp_params>) {
@@ -55,8 +60,9 @@ ff::mont<P> device_schedule(FieldOp op, const ff::mont<P>& a, const ff::mont<P>&
 }
 
 template <class F>
-F device_schedule(FieldOp, const F&, const F&) {
-    throw_invalid("the device carry-chain schedules are those of the prime fields");
+ff::quad<F> device_schedule(FieldOp op, const ff::quad<F>& a, const ff::quad<F>& b) {
+    if (op == FieldOp::MulChain) return ff::quad<F>::template mul_lazy<ff::emulated>(a, b);
+    throw_invalid("Fp2's one device schedule is its product");
 }
 
 template <class F>
@@ -72,6 +78,7 @@ F apply(FieldOp op, const F& a, const F& b) {
         case FieldOp::SubChain:
         case FieldOp::MulChain:
         case FieldOp::SqrChain:
+        case FieldOp::WideMulChain:
         case FieldOp::LooseMul:
         case FieldOp::LooseSqr:
         case FieldOp::LooseAdd:

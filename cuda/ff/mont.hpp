@@ -264,8 +264,9 @@ struct alignas(16) mont {
 
     /// The products m p_j of even j added into e, low and high words, as one
     /// carry chain whose carry out stays in the flag for the caller.
-    template <class C>
-    CUZK_HD static void reduce_even(uint32_t (&e)[N], uint32_t m) {
+    template <class C, int M>
+    CUZK_HD static void reduce_even(uint32_t (&e)[M], uint32_t m) {
+        static_assert(M >= N, "the chain spans N limbs");
         constexpr limbs<N> p = modulus();
         e[0] = C::mad_lo_cc(m, p.v[0], e[0]);
         e[1] = C::madc_hi_cc(m, p.v[0], e[1]);
@@ -452,6 +453,154 @@ struct alignas(16) mont {
             o[j - 1] = j == odd ? C::mad_lo_cc(ai, w, o[j - 1]) : C::madc_lo_cc(ai, w, o[j - 1]);
             o[j] = j == N - 1 ? sqr_end_hi<C>(ai, w, o[j], top) : C::madc_hi_cc(ai, w, o[j]);
         }
+    }
+
+    /// The full 2N-limb product a b, the first half of a Montgomery product
+    /// whose reduction waits (fp2.hpp adds and subtracts products before
+    /// reducing). The products are summed in two halves, as in mul_chain, so
+    /// that each lands on an aligned register pair: e takes those a_j b_i
+    /// of even i + j at limbs i+j, i+j+1, and o those of odd i + j one limb
+    /// down; a b = e + o 2^32. Row i then adds one chain of N/2 products to
+    /// each half; a chain's carry goes into the limb above it, which holds
+    /// at most one earlier carry (or, for the last row's e, none can come
+    /// because a b < 2^(64N)). 2N^2 multiplier instructions, as in
+    /// mul_chain's multiply rows.
+    template <class C>
+    CUZK_HD static void mul_wide_chain(const mont& a, const mont& b, uint32_t (&t)[2 * N]) {
+        uint32_t e[2 * N], o[2 * N - 1];
+        CUZK_UNROLL
+        for (int k = 0; k < 2 * N - 1; k++) {
+            e[k] = 0;
+            o[k] = 0;
+        }
+        e[2 * N - 1] = 0;
+        CUZK_UNROLL
+        for (int j = 0; j < N; j += 2) {
+            e[j] = C::mul_lo(a.v[j], b.v[0]);
+            e[j + 1] = C::mul_hi(a.v[j], b.v[0]);
+            o[j] = C::mul_lo(a.v[j + 1], b.v[0]);
+            o[j + 1] = C::mul_hi(a.v[j + 1], b.v[0]);
+        }
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) {
+            if (i & 1) {
+                wide_row<C>(a, b.v[i], 1, e, i + 1, i < N - 1);
+                wide_row<C>(a, b.v[i], 0, o, i - 1, true);
+            } else {
+                wide_row<C>(a, b.v[i], 0, e, i, true);
+                wide_row<C>(a, b.v[i], 1, o, i, true);
+            }
+        }
+        t[0] = e[0];
+        t[1] = C::add_cc(e[1], o[0]);
+        CUZK_UNROLL
+        for (int k = 2; k < 2 * N - 1; k++) t[k] = C::addc_cc(e[k], o[k - 1]);
+        t[2 * N - 1] = C::addc(e[2 * N - 1], o[2 * N - 2]);
+    }
+
+    /// Adds a_j b_i for j = j0, j0 + 2, ... below N into acc at limbs
+    /// at + j - j0 (low word) and one above (high word): one chain over N
+    /// limbs, whose carry, with Carry, goes into limb at + N.
+    template <class C, int M>
+    CUZK_HD static void wide_row(const mont& a, uint32_t bi, int j0, uint32_t (&acc)[M], int at, bool carry) {
+        CUZK_UNROLL
+        for (int j = j0; j < N; j += 2) {
+            const int k = at + j - j0;
+            acc[k] = j == j0 ? C::mad_lo_cc(a.v[j], bi, acc[k]) : C::madc_lo_cc(a.v[j], bi, acc[k]);
+            acc[k + 1] = j + 2 < N || carry ? C::madc_hi_cc(a.v[j], bi, acc[k + 1]) : C::madc_hi(a.v[j], bi, acc[k + 1]);
+        }
+        if (carry) acc[at + N] = C::addc(acc[at + N], 0u);
+    }
+
+    /// Montgomery reduction of a 2N-limb t < p R: t / R mod p, below p with
+    /// Reduce and below 2p without. Only the low half L decides the
+    /// multiples m of p, so t / R = H + (L + m p) / R exactly for the high
+    /// half H < p. The reduction rows run on L alone, in sqr_chain's frame
+    /// with no multiply rows (below 2^32 (p + 2^(32N)), which fits it),
+    /// giving U <= p; H + U < 2p takes one conditional subtraction.
+    /// N(N+1) multiplier instructions, as in mul_chain's reduction.
+    template <class C, bool Reduce = true>
+    CUZK_HD static mont redc_wide_chain(const uint32_t (&t)[2 * N]) {
+        uint32_t e[N], o[N], top = 0;
+        CUZK_UNROLL
+        for (int k = 0; k < N; k++) {
+            e[k] = t[k];
+            o[k] = 0;
+        }
+        sqr_reduce<C, false>(e, o, top);
+        CUZK_UNROLL
+        for (int i = 1; i < N; i++) {
+            uint32_t e2[N], o2[N];
+            e2[0] = C::add_cc(o[0], e[1]);
+            CUZK_UNROLL
+            for (int k = 1; k < N; k++) e2[k] = o[k];
+            CUZK_UNROLL
+            for (int k = 0; k < N - 2; k++) o2[k] = e[k + 2];
+            o2[N - 2] = 0;
+            o2[N - 1] = top;
+            top = 0;
+            sqr_reduce<C, true>(e2, o2, top);
+            CUZK_UNROLL
+            for (int k = 0; k < N; k++) {
+                e[k] = e2[k];
+                o[k] = o2[k];
+            }
+        }
+        const mont u = frame_result<C, false>(e, o);
+        mont r;
+        r.v[0] = C::add_cc(u.v[0], t[N]);
+        CUZK_UNROLL
+        for (int k = 1; k < N - 1; k++) r.v[k] = C::addc_cc(u.v[k], t[N + k]);
+        r.v[N - 1] = C::addc(u.v[N - 1], t[2 * N - 1]);
+        if constexpr (Reduce) {
+            return reduce_once_chain<C>(r);
+        } else {
+            return r;
+        }
+    }
+
+    /// x + y over 2N limbs (the sum of two products below p^2 fits).
+    template <class C>
+    CUZK_HD static void wide_add(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
+        out[0] = C::add_cc(x[0], y[0]);
+        CUZK_UNROLL
+        for (int k = 1; k < 2 * N - 1; k++) out[k] = C::addc_cc(x[k], y[k]);
+        out[2 * N - 1] = C::addc(x[2 * N - 1], y[2 * N - 1]);
+    }
+
+    /// x - y over 2N limbs for x >= y.
+    template <class C>
+    CUZK_HD static void wide_sub(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
+        out[0] = C::sub_cc(x[0], y[0]);
+        CUZK_UNROLL
+        for (int k = 1; k < 2 * N - 1; k++) out[k] = C::subc_cc(x[k], y[k]);
+        out[2 * N - 1] = C::subc(x[2 * N - 1], y[2 * N - 1]);
+    }
+
+    /// x - y over 2N limbs, plus p R (p in the high half) when it borrowed;
+    /// the carry out of that addition is the wrap back above zero.
+    template <class C>
+    CUZK_HD static void wide_sub_plus_pr(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
+        constexpr limbs<N> p = modulus();
+        out[0] = C::sub_cc(x[0], y[0]);
+        CUZK_UNROLL
+        for (int k = 1; k < 2 * N; k++) out[k] = C::subc_cc(x[k], y[k]);
+        const uint32_t mask = C::subc(0u, 0u);
+        out[N] = C::add_cc(out[N], p.v[0] & mask);
+        CUZK_UNROLL
+        for (int k = 1; k < N - 1; k++) out[N + k] = C::addc_cc(out[N + k], p.v[k] & mask);
+        out[2 * N - 1] = C::addc(out[2 * N - 1], p.v[N - 1] & mask);
+    }
+
+    /// a + b with no reduction (below 2p < 2^(32N) for canonical a, b).
+    template <class C>
+    CUZK_HD static mont add_unreduced_chain(const mont& a, const mont& b) {
+        mont s;
+        s.v[0] = C::add_cc(a.v[0], b.v[0]);
+        CUZK_UNROLL
+        for (int i = 1; i < N - 1; i++) s.v[i] = C::addc_cc(a.v[i], b.v[i]);
+        s.v[N - 1] = C::addc(a.v[N - 1], b.v[N - 1]);
+        return s;
     }
 
     /// 2p, the modulus of loose.hpp's sums and differences (fits N limbs

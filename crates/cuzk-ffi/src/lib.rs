@@ -71,8 +71,12 @@ pub mod ffi {
         AddChain,
         /// a - b through the device schedule `sub_chain`, emulated; prime fields only.
         SubChain,
-        /// a * b through the device schedule `mul_chain`, emulated; prime fields only.
+        /// a * b through the device schedule `mul_chain`, emulated; for Fp2
+        /// its own device schedule, Karatsuba with deferred reductions (`mul_lazy`).
         MulChain,
+        /// a * b as the full product (`mul_wide_chain`) then its Montgomery
+        /// reduction (`redc_wide_chain`), emulated; prime fields only.
+        WideMulChain,
         /// a^2 through the device schedule `sqr_chain`, emulated; prime fields only.
         SqrChain,
         /// a * b in the lazily reduced form of the G1 accumulation (ff/loose.hpp:

@@ -25,7 +25,7 @@ impl KernelField for Fp2 {
 
 /// `op(a, b)` computed by the kernels' field code compiled for the host.
 /// The `*Chain` ops run the device's carry-chain schedules instead, over an
-/// emulated carry flag; Fp2 has none of its own (`InvalidInput`).
+/// emulated carry flag; Fp2's only one is `MulChain` (others are `InvalidInput`).
 pub fn host_field_op<F: KernelField>(op: FieldOp, a: &F, b: &F) -> Result<F, GpuError> {
     let mut out = [F::ZERO];
     ffi::field_op(F::FIELD, op, as_limbs(std::slice::from_ref(a)), as_limbs(std::slice::from_ref(b)), as_limbs_mut(&mut out))?;

@@ -180,6 +180,7 @@ fn check_schedules<F: PrimeKernelField>(a: F, b: F) {
         (FieldOp::AddChain, a + b),
         (FieldOp::SubChain, a - b),
         (FieldOp::MulChain, a * b),
+        (FieldOp::WideMulChain, a * b),
         (FieldOp::SqrChain, a.square()),
     ];
     for (op, want) in cases {
@@ -296,9 +297,42 @@ fn loose_schedules_are_fp_only() {
     }
 }
 
+/// Fp2 elements whose coordinates are Fp's word edges: products whose
+/// a0 b0 - a1 b1 is zero, negative and positive, at the largest operands.
+fn fp2_word_edges() -> Vec<Fp2> {
+    let edges = word_edges::<Fp>();
+    edges.iter().flat_map(|&c0| edges.iter().map(move |&c1| Fp2::new(c0, c1))).collect()
+}
+
+fn check_fp2_schedule(a: Fp2, b: Fp2) {
+    assert_eq!(host_field_op(FieldOp::MulChain, &a, &b).unwrap(), a * b, "MulChain of {a:?}, {b:?}");
+}
+
 #[test]
-fn fp2_has_no_device_schedules() {
-    for op in [FieldOp::AddChain, FieldOp::SubChain, FieldOp::MulChain, FieldOp::SqrChain] {
+fn fp2_schedule_on_all_word_edges() {
+    let edges = fp2_word_edges();
+    for &a in &edges {
+        for &b in &edges {
+            check_fp2_schedule(a, b);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn fp2_schedule_matches_blstrs(
+        a0 in schedule_input::<Fp>(), a1 in schedule_input::<Fp>(),
+        b0 in schedule_input::<Fp>(), b1 in schedule_input::<Fp>()
+    ) {
+        check_fp2_schedule(Fp2::new(a0, a1), Fp2::new(b0, b1));
+    }
+}
+
+#[test]
+fn fp2_has_only_its_product_schedule() {
+    for op in [FieldOp::AddChain, FieldOp::SubChain, FieldOp::SqrChain, FieldOp::WideMulChain] {
         let err = host_field_op(op, &Fp2::ONE, &Fp2::ONE).unwrap_err();
         assert!(matches!(err, cuzk_gpu::GpuError::InvalidInput(_)), "{op:?}: {err:?}");
     }
