@@ -201,6 +201,17 @@ struct aux_reader {
     std::function<void(size_t, const DeviceArray&)> prove;
 };
 
+/// The window of prove_reading_aux over the last circuit's aux where the
+/// device has it already: when H came from its witness (a recorded shape),
+/// the quotient engine still holds it, inputs then aux, and the heads fit
+/// over the inputs' end. Saves that circuit's aux upload (~32 MB per 2^20
+/// variables); null when there is no such witness.
+std::unique_ptr<DeviceArray> aux_in_witness(const quotient_engine& up, const circuit_view& c, uint64_t room) {
+    const std::unique_ptr<DeviceArray> w = up.recorded_witness();
+    if (!w || w->len() < c.num_aux || w->len() - c.num_aux < room) return nullptr;
+    return std::make_unique<DeviceArray>(view(*w, w->len() - c.num_aux - room, room + c.num_aux));
+}
+
 /// The dense queries of a resident SRS that end with the aux assignment,
 /// circuit by circuit: the circuit's aux goes to the device once, behind
 /// room for the longest head, and each query writes its head (its inputs)
@@ -211,10 +222,13 @@ void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<a
     if (readers.empty()) return;
     uint64_t room = 0;
     for (const aux_reader& r : readers) room = std::max(room, r.split->len - bt.circuits[0].num_aux);
+    const size_t last = bt.circuits.size() - 1;
     for (size_t i = 0; i < bt.circuits.size(); i++) {
         const circuit_view& c = bt.circuits[i];
         std::unique_ptr<DeviceArray> scalars;
         timed(readers[0].ms, [&] {
+            if (i == last) scalars = aux_in_witness(up, c, room);
+            if (scalars) return;
             scalars = allocate(bt.srs.device, ArrayKind::Scalar, room + c.num_aux);
             up.upload(view(*scalars, room, c.num_aux), c.aux);
         });

@@ -147,6 +147,9 @@ struct quotient_engine::state {
     copy_pool copier{std::max(1u, std::min(8u, std::thread::hardware_concurrency()))};
     /// The witness of run_recorded, kept between calls like the buffers.
     spmv::scratch witness;
+    /// Values the last call left in `witness`: 0 unless it was run_recorded
+    /// and succeeded.
+    uint64_t witness_len = 0;
 
     state(int32_t id, uint32_t log)
         : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t{cuda::buffer<fr_t>(n), cuda::buffer<fr_t>(n)},
@@ -290,6 +293,7 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, co
     if (m == 0 || m > st.n)
         throw_invalid("quotient: " + std::to_string(m) + " evaluations for a domain of " + std::to_string(st.n));
     cuda::use_device(st.device);
+    st.witness_len = 0;
     fr_t* h = st.take_slot();
     if (st.log_n == 0) {
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
@@ -312,6 +316,7 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
     if (m == 0 || m > st.n)
         throw_invalid("quotient: " + std::to_string(m) + " constraints for a domain of " + std::to_string(st.n));
     cuda::use_device(st.device);
+    st.witness_len = 0;
     fr_t* h = st.take_slot();
     st.upload_witness(inputs, num_inputs, aux, num_aux);
     CUZK_CUDA(cudaEventRecord(st.uploaded, st.copy));
@@ -326,7 +331,14 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
         st.divide_to_h();
     }
     spmv::check_rows(st.witness, st.s);
+    st.witness_len = num_inputs + num_aux;
     return *st.result[st.slot];
+}
+
+std::unique_ptr<DeviceArray> quotient_engine::recorded_witness() const {
+    const state& st = *s_;
+    if (st.witness_len == 0) return nullptr;
+    return std::make_unique<DeviceArray>(st.device, ArrayKind::Scalar, st.witness_len, st.witness.witness(), nullptr);
 }
 
 }  // namespace cuzk::g16

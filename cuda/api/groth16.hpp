@@ -77,6 +77,12 @@ public:
     /// run is in flight on another thread.
     void upload(const DeviceArray& dst, const void* host);
 
+    /// The witness of the last call when it was run_recorded (its inputs,
+    /// then its aux values, as uploaded), else null. Nothing reads it after
+    /// that call returned, so the caller may overwrite it until its next
+    /// call on this engine.
+    std::unique_ptr<DeviceArray> recorded_witness() const;
+
     struct state;
 
 private:
