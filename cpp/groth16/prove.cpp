@@ -19,6 +19,7 @@
 #include "bridge.hpp"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "dealloc.hpp"
+#include "deferred.hpp"
 #include "epilogue.hpp"
 #include "parallel.hpp"
 #include "split.hpp"
@@ -50,10 +51,12 @@ DeviceArray view(const DeviceArray& a, uint64_t first, uint64_t len) {
                        nullptr);
 }
 
+/// Adds the MSM of `scalars` over `bases` into target, its windows combined
+/// by `pending` (deferred_sums) while the device goes on.
 template <class F>
-ec::xyzz<F> msm_sum(const DeviceArray& bases, const DeviceArray& scalars) {
+void add_msm(deferred_sums& pending, ec::xyzz<F>& target, const DeviceArray& bases, const DeviceArray& scalars) {
     const MsmWindows w = msm_windows(bases, scalars);
-    return combine_windows<F>(w.sums.data(), w.sums.size() / jacobian_limbs<F>, w.window_bits);
+    pending.add(target, std::vector<uint64_t>(w.sums.begin(), w.sums.end()), w.window_bits);
 }
 
 /// The sums over `bases` of `count` bitmaps laid end to end in `words`
@@ -136,11 +139,12 @@ struct batch {
 
 /// Σ over query `bases` of every circuit's scalars per `split`, added into
 /// target(i): bitmap sums of the ones (into *batch_ms), then the tail MSM
-/// or, for a dense query, the full MSM (into *msm_ms). Host scalars and
-/// bases go up through `up`'s staging.
+/// or, for a dense query, the full MSM (into *msm_ms; its sums through
+/// `pending`). Host scalars and bases go up through `up`'s staging.
 template <class F, class Target>
-void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases, const query_split& split,
-                 const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, Target&& target) {
+void prove_query(const batch& bt, quotient_engine& up, deferred_sums& pending, const query_bases& bases,
+                 const query_split& split, const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms,
+                 Target&& target) {
     const Groth16Srs& srs = bt.srs;
     const size_t count = bt.circuits.size();
     if (split.dense) {
@@ -148,7 +152,7 @@ void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases,
             for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 for (size_t i = 0; i < count; i++) {
                     auto scalars = dense_scalars(up, srs.device, split, bt.circuits[i], i, first, len);
-                    target(i) = target(i).add(msm_sum<F>(part, *scalars));
+                    add_msm<F>(pending, target(i), part, *scalars);
                 }
             });
         });
@@ -184,7 +188,7 @@ void prove_query(const batch& bt, quotient_engine& up, const query_bases& bases,
         }
         for (size_t i = 0; i < count; i++) {
             auto scalars = upload_scalars(up, srs.device, split.scalars[i].data(), split.tail.size());
-            target(i) = target(i).add(msm_sum<F>(*tail, *scalars));
+            add_msm<F>(pending, target(i), *tail, *scalars);
         }
     });
 }
@@ -386,6 +390,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     } join_prep{prep};
 
     std::vector<circuit_sums> sums(count);
+    deferred_sums pending;
     // The engine outlives H: the later uploads use its staging buffers.
     std::optional<quotient_engine> held;
     timed(&tm.ntt_msm_h_ms, [&] {
@@ -408,7 +413,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
             if (i > 0) h = next.get();
             if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1);
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
-                sums[i].h = sums[i].h.add(msm_sum<fp_t>(part, view(*h, first, len)));
+                add_msm<fp_t>(pending, sums[i].h, part, view(*h, first, len));
             });
         }
     });
@@ -423,11 +428,11 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
                           const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, auto target) {
         using F = decltype(field);
         if (!ends_with_aux(q, split) || !bases.device) {
-            prove_query<F>(bt, *held, bases, split, host_tail, batch_ms, msm_ms, target);
+            prove_query<F>(bt, *held, pending, bases, split, host_tail, batch_ms, msm_ms, target);
             return;
         }
-        readers.push_back({&split, msm_ms, [&bases, &split, target](size_t i, const DeviceArray& scalars) {
-                               target(i) = target(i).add(msm_sum<F>(view(*bases.device, 0, split.len), scalars));
+        readers.push_back({&split, msm_ms, [&pending, &bases, &split, target](size_t i, const DeviceArray& scalars) {
+                               add_msm<F>(pending, target(i), view(*bases.device, 0, split.len), scalars);
                            }});
     };
     query_sums(fp_t{}, query::l, srs.l, tmp->l, tmp->tail_msm_l_bases, &tm.batch_add_ms, &tm.tail_msm_ms,
@@ -441,6 +446,8 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     prove_reading_aux(bt, *held, readers);
 
     timed(&tm.epilogue_ms, [&] {
+        // The last MSM's combination may still run: its wait is the epilogue's.
+        pending.finish();
         std::vector<g1> products(2 * count);
         parallel_for(2 * count, cpu_threads(), [&](size_t k) {
             products[k] = sum_product(tmp->blindings[k / 2], sums[k / 2], int(k % 2));

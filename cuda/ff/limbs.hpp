@@ -68,6 +68,13 @@ CUZK_HDC uint32_t neg_inv32(uint32_t p0) {
     return 0u - x;
 }
 
+/// -p0^-1 mod 2^64 for odd p0 (Newton's iteration, as neg_inv32).
+CUZK_HDC uint64_t neg_inv64(uint64_t p0) {
+    uint64_t x = 1;
+    for (int i = 0; i < 6; i++) x = x * (2 - p0 * x);
+    return 0 - x;
+}
+
 /// a >> k for 0 <= k < 32N.
 template <int N>
 CUZK_HDC limbs<N> limbs_shr(const limbs<N>& a, int k) {

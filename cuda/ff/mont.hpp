@@ -137,7 +137,7 @@ struct alignas(16) mont {
 #if defined(__CUDA_ARCH__)
         return mul_chain<ptx>(a, b);
 #else
-        return mul_portable(a, b);
+        return mul_host(a, b);
 #endif
     }
     CUZK_HD mont& operator*=(const mont& b) { return *this = *this * b; }
@@ -147,48 +147,59 @@ struct alignas(16) mont {
 #if defined(__CUDA_ARCH__)
         return sqr_chain<ptx>(*this);
 #else
-        return mul_portable(*this, *this);
+        return mul_host(*this, *this);
 #endif
     }
 
-    /// Coarsely integrated operand scanning (CIOS): one multiply row, then one
-    /// reduction row, per limb of b. The host path and the reference for the
-    /// device path.
-    CUZK_HD static mont mul_portable(const mont& a, const mont& b) {
-        constexpr limbs<N> p = modulus();
-        constexpr uint32_t inv = m0();
-        uint32_t t[N + 2] = {};
-        CUZK_UNROLL
-        for (int i = 0; i < N; i++) {
+#if !defined(__CUDA_ARCH__)
+    /// The host's product: coarsely integrated operand scanning (CIOS), one
+    /// multiply row, then one reduction row, per word of b, over 64-bit
+    /// words that pair the 32-bit limbs (N is even; x86 and the device are
+    /// both little-endian). The host function combines each MSM's windows
+    /// (~255 doublings) and forms the proof's points on the CPU, on the path
+    /// of every proof: over 32-bit limbs an Fp product took 102 ns there,
+    /// over 64-bit words 54 ns (one core of this project's build machine).
+    static mont mul_host(const mont& a, const mont& b) {
+        static_assert(N % 2 == 0, "64-bit words pair the 32-bit limbs");
+        using u128 = unsigned __int128;
+        constexpr int M = N / 2;
+        constexpr limbs<N> p32 = modulus();
+        uint64_t p[M], x[M], y[M], t[M + 2] = {};
+        for (int j = 0; j < M; j++) {
+            p[j] = uint64_t(p32.v[2 * j]) | (uint64_t(p32.v[2 * j + 1]) << 32);
+            x[j] = uint64_t(a.v[2 * j]) | (uint64_t(a.v[2 * j + 1]) << 32);
+            y[j] = uint64_t(b.v[2 * j]) | (uint64_t(b.v[2 * j + 1]) << 32);
+        }
+        constexpr uint64_t inv = neg_inv64(uint64_t(p32.v[0]) | (uint64_t(p32.v[1]) << 32));
+        for (int i = 0; i < M; i++) {
             uint64_t c = 0;
-            CUZK_UNROLL
-            for (int j = 0; j < N; j++) {
-                uint64_t s = uint64_t(a.v[j]) * b.v[i] + t[j] + c;
-                t[j] = uint32_t(s);
-                c = s >> 32;
+            for (int j = 0; j < M; j++) {
+                const u128 s = u128(x[j]) * y[i] + t[j] + c;
+                t[j] = uint64_t(s);
+                c = uint64_t(s >> 64);
             }
-            uint64_t s = uint64_t(t[N]) + c;
-            t[N] = uint32_t(s);
-            t[N + 1] = uint32_t(s >> 32);
-
-            uint32_t m = t[0] * inv;
-            s = uint64_t(m) * p.v[0] + t[0];
-            c = s >> 32;
-            CUZK_UNROLL
-            for (int j = 1; j < N; j++) {
-                s = uint64_t(m) * p.v[j] + t[j] + c;
-                t[j - 1] = uint32_t(s);
-                c = s >> 32;
+            u128 s = u128(t[M]) + c;
+            t[M] = uint64_t(s);
+            t[M + 1] = uint64_t(s >> 64);
+            const uint64_t m = t[0] * inv;
+            c = uint64_t((u128(m) * p[0] + t[0]) >> 64);
+            for (int j = 1; j < M; j++) {
+                s = u128(m) * p[j] + t[j] + c;
+                t[j - 1] = uint64_t(s);
+                c = uint64_t(s >> 64);
             }
-            s = uint64_t(t[N]) + c;
-            t[N - 1] = uint32_t(s);
-            t[N] = t[N + 1] + uint32_t(s >> 32);
+            s = u128(t[M]) + c;
+            t[M - 1] = uint64_t(s);
+            t[M] = t[M + 1] + uint64_t(s >> 64);
         }
         mont r;
-        CUZK_UNROLL
-        for (int i = 0; i < N; i++) r.v[i] = t[i];
+        for (int j = 0; j < M; j++) {
+            r.v[2 * j] = uint32_t(t[j]);
+            r.v[2 * j + 1] = uint32_t(t[j] >> 32);
+        }
         return reduce_once(r);
     }
+#endif
 
     /// Even/odd-split CIOS, the device schedule (C = ptx; see carry.hpp).
     /// The running sum is kept in two N-limb halves, e at weight 2^0 and o
