@@ -51,12 +51,17 @@ DeviceArray view(const DeviceArray& a, uint64_t first, uint64_t len) {
                        nullptr);
 }
 
-/// Adds the MSM of `scalars` over `bases` into target, its windows combined
-/// by `pending` (deferred_sums) while the device goes on.
+/// Adds an MSM's window sums into target, combined by `pending`
+/// (deferred_sums) while the device goes on.
+template <class F>
+void add_windows(deferred_sums& pending, ec::xyzz<F>& target, const MsmWindows& w) {
+    pending.add(target, std::vector<uint64_t>(w.sums.begin(), w.sums.end()), w.window_bits);
+}
+
+/// Adds the MSM of `scalars` over `bases` into target (add_windows).
 template <class F>
 void add_msm(deferred_sums& pending, ec::xyzz<F>& target, const DeviceArray& bases, const DeviceArray& scalars) {
-    const MsmWindows w = msm_windows(bases, scalars);
-    pending.add(target, std::vector<uint64_t>(w.sums.begin(), w.sums.end()), w.window_bits);
+    add_windows(pending, target, msm_windows(bases, scalars));
 }
 
 /// The sums over `bases` of `count` bitmaps laid end to end in `words`
@@ -412,6 +417,11 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
         for (size_t i = 0; i < count; i++) {
             if (i > 0) h = next.get();
             if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1);
+            if (srs.h.table) {
+                add_windows(pending, sums[i].h,
+                            msm_windows_table(*srs.h.table, srs.h.len, srs.h.table_copies, view(*h, 0, bt.n - 1)));
+                continue;
+            }
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 add_msm<fp_t>(pending, sums[i].h, part, view(*h, first, len));
             });

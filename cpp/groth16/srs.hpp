@@ -26,6 +26,11 @@ struct query_bases {
     std::unique_ptr<DeviceArray> device;
     /// Set when streamed from pinned host memory.
     std::unique_ptr<g16::pinned_memory> host;
+    /// Resident only, when the device had room: precomputed copies of the
+    /// bases, one per MSM window (msm_table), for MSMs over all of them.
+    std::unique_ptr<DeviceArray> table;
+    /// The copies msm_table was asked for (its MSMs need the same).
+    uint32_t table_copies = 0;
 
     /// Host address of base i (streaming only).
     const uint8_t* host_at(uint64_t i) const {

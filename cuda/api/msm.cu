@@ -54,16 +54,19 @@ void append_limbs(rust::Vec<uint64_t>& out, const T& value) {
     for (uint64_t l : limbs) out.push_back(l);
 }
 
+/// The MSM of `scalars` over bases, or over a table of `copies` copies of
+/// table_n bases (msm_table).
 template <class F>
-MsmWindows run_msm(const DeviceArray& bases, const DeviceArray& scalars) {
+MsmWindows run_msm(const DeviceArray& bases, uint64_t table_n, uint32_t copies, const DeviceArray& scalars) {
     const uint64_t n = scalars.len();
-    MsmWindows result{msm::window_bits_for(n), {}, 0.0f};
+    MsmWindows result{msm::table_window_bits(n, table_n, copies), {}, 0.0f};
     if (n == 0) return result;
     cuda::stream s;
     cuda::stream_timer timer(s);
     std::vector<jacobian<F>> sums;
-    result.window_bits = msm::msm_windows<F>(static_cast<const affine<F>*>(bases.data()),
-                                             static_cast<const fr_t*>(scalars.data()), uint32_t(n), s, sums);
+    result.window_bits =
+        msm::msm_windows<F>(static_cast<const affine<F>*>(bases.data()), uint32_t(table_n), copies,
+                            static_cast<const fr_t*>(scalars.data()), uint32_t(n), s, sums);
     result.device_ms = timer.stop_ms();
     result.sums.reserve(sums.size() * sizeof(jacobian<F>) / 8);
     for (const auto& p : sums) append_limbs(result.sums, p);
@@ -104,6 +107,35 @@ std::unique_ptr<DeviceArray> tile_as(int32_t id, ArrayKind kind, rust::Slice<con
 
 bool is_points(ArrayKind kind) { return kind == ArrayKind::G1Affine || kind == ArrayKind::G2Affine; }
 
+void check_msm_inputs(const char* what, const DeviceArray& bases, uint64_t len, const DeviceArray& scalars) {
+    if (!is_points(bases.kind())) throw_invalid(std::string(what) + ": bases must be an array of affine points");
+    if (scalars.kind() != ArrayKind::Scalar) throw_invalid(std::string(what) + ": scalars must be an array of scalars");
+    if (bases.device() != scalars.device())
+        throw_invalid(std::string(what) + ": bases are on device " + std::to_string(bases.device()) +
+                      ", scalars on device " + std::to_string(scalars.device()));
+    if (scalars.len() > len)
+        throw_invalid(std::string(what) + ": " + std::to_string(scalars.len()) + " scalars for " +
+                      std::to_string(len) + " bases");
+    if (scalars.len() >= (uint64_t(1) << 31))
+        throw_invalid(std::string(what) + ": at most 2^31 - 1 points per MSM, got " + std::to_string(scalars.len()));
+}
+
+template <class F>
+std::unique_ptr<DeviceArray> build_table(const DeviceArray& bases, uint32_t copies) {
+    const uint64_t n = bases.len(), stored = msm::table_copies(n, copies);
+    const uint32_t c = msm::window_bits_for(n, copies);
+    auto owner = own(bases.device(), n * stored * sizeof(affine<F>));
+    if (n > 0) {
+        cuda::stream s;
+        msm::table_kernel<F><<<cuda::blocks_for(n, msm::THREADS), msm::THREADS, 0, s>>>(
+            static_cast<const affine<F>*>(bases.data()), n, c * msm::window_stride(c, copies), uint32_t(stored),
+            reinterpret_cast<affine<F>*>(data_of(owner)));
+        CUZK_LAUNCHED();
+        s.sync();
+    }
+    return std::make_unique<DeviceArray>(bases.device(), bases.kind(), n * stored, data_of(owner), owner);
+}
+
 }  // namespace
 
 std::unique_ptr<DeviceArray> device_array_upload(int32_t id, ArrayKind kind, rust::Slice<const uint64_t> data) {
@@ -129,19 +161,33 @@ std::unique_ptr<DeviceArray> device_array_tile(int32_t id, ArrayKind kind, rust:
 }
 
 MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars) {
-    if (!is_points(bases.kind())) throw_invalid("msm_windows: bases must be an array of affine points");
-    if (scalars.kind() != ArrayKind::Scalar) throw_invalid("msm_windows: scalars must be an array of scalars");
-    if (bases.device() != scalars.device())
-        throw_invalid("msm_windows: bases are on device " + std::to_string(bases.device()) + ", scalars on device " +
-                      std::to_string(scalars.device()));
-    if (scalars.len() > bases.len())
-        throw_invalid("msm_windows: " + std::to_string(scalars.len()) + " scalars for " +
-                      std::to_string(bases.len()) + " bases");
-    if (scalars.len() >= (uint64_t(1) << 31))
-        throw_invalid("msm_windows: at most 2^31 - 1 points per MSM, got " + std::to_string(scalars.len()));
+    check_msm_inputs("msm_windows", bases, bases.len(), scalars);
     cuda::use_device(bases.device());
-    if (bases.kind() == ArrayKind::G1Affine) return run_msm<fp_t>(bases, scalars);
-    return run_msm<fp2_t>(bases, scalars);
+    if (bases.kind() == ArrayKind::G1Affine) return run_msm<fp_t>(bases, bases.len(), 1, scalars);
+    return run_msm<fp2_t>(bases, bases.len(), 1, scalars);
+}
+
+uint64_t msm_table_copies(uint64_t len, uint32_t copies) { return msm::table_copies(len, copies); }
+
+std::unique_ptr<DeviceArray> msm_table(const DeviceArray& bases, uint32_t copies) {
+    if (!is_points(bases.kind())) throw_invalid("msm_table: bases must be an array of affine points");
+    if (copies == 0) throw_invalid("msm_table: at least one copy");
+    if (bases.len() * msm::table_copies(bases.len(), copies) >= (uint64_t(1) << 31))
+        throw_invalid("msm_table: " + std::to_string(bases.len()) + " bases in " + std::to_string(copies) +
+                      " copies exceed the 2^31 - 1 points a sort value can index");
+    cuda::use_device(bases.device());
+    if (bases.kind() == ArrayKind::G1Affine) return build_table<fp_t>(bases, copies);
+    return build_table<fp2_t>(bases, copies);
+}
+
+MsmWindows msm_windows_table(const DeviceArray& table, uint64_t table_n, uint32_t copies, const DeviceArray& scalars) {
+    if (copies == 0 || table.len() != table_n * msm::table_copies(table_n, copies))
+        throw_invalid("msm_windows_table: " + std::to_string(table.len()) + " points are not a table of " +
+                      std::to_string(table_n) + " bases in " + std::to_string(copies) + " copies");
+    check_msm_inputs("msm_windows_table", table, table_n, scalars);
+    cuda::use_device(table.device());
+    if (table.kind() == ArrayKind::G1Affine) return run_msm<fp_t>(table, table_n, copies, scalars);
+    return run_msm<fp2_t>(table, table_n, copies, scalars);
 }
 
 float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, rust::Slice<uint64_t> out) {

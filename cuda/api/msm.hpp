@@ -56,6 +56,19 @@ uint64_t device_array_len(const DeviceArray& array);
 /// bases' device, up to the per-window sums (see MsmWindows).
 MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars);
 
+/// Precomputed copies of `bases` for MSMs whose windows share buckets: copy t
+/// of base i is 2^(c S t) bases[i] (cuda/msm/plan.hpp's window_stride), so an
+/// MSM over the table adds as many digits but reduces S bucket sets instead
+/// of one per window, which lets it take a wider window (fewer digits) for
+/// the same reduction. Holds table_copies(len, copies) copies, len apart.
+std::unique_ptr<DeviceArray> msm_table(const DeviceArray& bases, uint32_t copies);
+
+/// The copies msm_table(bases, copies) keeps for `len` bases.
+uint64_t msm_table_copies(uint64_t len, uint32_t copies);
+
+/// msm_windows over a table msm_table built from table_n bases with `copies`.
+MsmWindows msm_windows_table(const DeviceArray& table, uint64_t table_n, uint32_t copies, const DeviceArray& scalars);
+
 /// For each of the bitmaps laid end to end in `bitmaps` (bit i of a
 /// bitmap's word i / 64; ceil(len / 64) words each, no bit at or past len),
 /// the sum of bases[i] over its set bits, written to `out` as Jacobian points

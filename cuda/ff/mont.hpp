@@ -478,13 +478,15 @@ struct alignas(16) mont {
     /// mul_chain's multiply rows.
     template <class C>
     CUZK_HD static void mul_wide_chain(const mont& a, const mont& b, uint32_t (&t)[2 * N]) {
-        uint32_t e[2 * N], o[2 * N - 1];
+        // o's last limb stays zero (o is one limb down); it is there so that
+        // every row's indices are in bounds to a compiler that does not
+        // unroll the rows (g++ warned).
+        uint32_t e[2 * N], o[2 * N];
         CUZK_UNROLL
-        for (int k = 0; k < 2 * N - 1; k++) {
+        for (int k = 0; k < 2 * N; k++) {
             e[k] = 0;
             o[k] = 0;
         }
-        e[2 * N - 1] = 0;
         CUZK_UNROLL
         for (int j = 0; j < N; j += 2) {
             e[j] = C::mul_lo(a.v[j], b.v[0]);

@@ -72,20 +72,24 @@ struct called {
 
 inline __device__ uint64_t global_thread() { return uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-/// Sort pairs for windows [w0, w0 + G) of n scalars, non-zero digits only:
-/// for window w0 + g and point i, key g 2^(c-1) + |d| - 1 and value
-/// i | sign. Zero digits are dropped here rather than sorted (a bit-heavy
-/// witness has almost nothing else above window 0), so the pairs are
-/// compacted: each warp reserves room for its pairs with one atomic on
-/// *nonzero, then writes them window by window, lanes side by side.
-/// blockDim must be a multiple of 32; threads past n take the scalar zero.
-__global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint32_t w0, uint32_t group,
-                              uint32_t* keys, uint32_t* vals, unsigned long long* nonzero) {
+/// Sort pairs for bucket sets [u0, u0 + G) of n scalars, non-zero digits
+/// only: window w = t S + u (S = stride, plan.hpp's window_stride) of point
+/// i gives key (u - u0) 2^(c-1) + |d| - 1 and value (t table_n + i) | sign,
+/// the index of copy t of base i in a table of copies table_n apart (with
+/// S = W, t = 0: the bases themselves). Zero digits are dropped here rather
+/// than sorted (a bit-heavy witness has almost nothing else above window 0),
+/// so the pairs are compacted: each warp reserves room for its pairs with
+/// one atomic on *nonzero, then writes them window by window, lanes side by
+/// side. blockDim must be a multiple of 32; threads past n take the scalar
+/// zero.
+__global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint32_t stride, uint32_t table_n,
+                              uint32_t u0, uint32_t group, uint32_t* keys, uint32_t* vals,
+                              unsigned long long* nonzero) {
     const uint64_t i = global_thread();
     uint32_t s[8] = {};
     if (i < n) canonical_limbs(scalars[i], s);
     const uint32_t buckets = 1u << (c - 1);
-    auto in_group = [&](uint32_t w) { return w >= w0 && w < w0 + group; };
+    auto in_group = [&](uint32_t w) { return w % stride >= u0 && w % stride < u0 + group; };
 
     uint32_t count = 0;
     signed_digits(s, c, [&](uint32_t w, int32_t d) { count += in_group(w) && d != 0 ? 1u : 0u; });
@@ -101,8 +105,8 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
         const uint32_t mask = __ballot_sync(0xffffffffu, d != 0);
         if (d != 0) {
             const uint64_t pos = at + __popc(mask & lanes_below);
-            keys[pos] = (w - w0) * buckets + uint32_t(d < 0 ? -d : d) - 1;
-            vals[pos] = uint32_t(i) | (d < 0 ? NEG_BIT : 0u);
+            keys[pos] = (w % stride - u0) * buckets + uint32_t(d < 0 ? -d : d) - 1;
+            vals[pos] = (w / stride * table_n + uint32_t(i)) | (d < 0 ? NEG_BIT : 0u);
         }
         at += __popc(mask);
     });
@@ -275,6 +279,23 @@ __global__ void __launch_bounds__(THREADS, addition_blocks<F>())
         slot_sums[2 * t + slot] = canonical(sum);
     };
     reduce_chunk<xyzz<A>>(keys, total, ch, add, complete, partial);
+}
+
+/// The precomputed copies of n bases for an MSM whose windows share buckets
+/// (plan.hpp's window_stride): copy t of base i, 2^(shift t) bases[i] with
+/// shift = c S, at table[t n + i], affine. Built once per SRS, so each
+/// copy's inversion is its own.
+template <class F>
+__global__ void table_kernel(const affine<F>* bases, uint64_t n, uint32_t shift, uint32_t copies, affine<F>* table) {
+    const uint64_t i = global_thread();
+    if (i >= n) return;
+    const affine<F> p = bases[i];
+    table[i] = p;
+    called<F> acc{xyzz<F>::from_affine(p)};
+    for (uint32_t t = 1; t < copies; t++) {
+        for (uint32_t k = 0; k < shift; k++) acc = acc.dbl();
+        table[t * n + i] = acc.p.to_affine();
+    }
 }
 
 /// Writes `len` points repeating `pattern` (of `period` points) into out.

@@ -78,7 +78,8 @@ void keyed_sum(const uint32_t* keys, const xyzz<F>* sums, uint64_t m, xyzz<F>* t
     });
 }
 
-/// The sizes of one MSM's temporaries for groups of `group` windows.
+/// The sizes of one MSM's temporaries for groups of `group` bucket sets
+/// (windows, without precomputed copies).
 struct msm_layout {
     uint32_t c, windows, buckets, group;
     uint64_t pairs;
@@ -96,13 +97,16 @@ struct msm_layout {
     }
 };
 
-inline msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, uint64_t segment_cap, cudaStream_t s) {
+/// `windows` is the number of bucket sets, each taking the digits of
+/// `per_set` windows of the n scalars.
+inline msm_layout layout_for(uint32_t n, uint32_t c, uint32_t windows, uint32_t per_set, uint32_t group,
+                             uint64_t level1_cap, uint64_t segment_cap, cudaStream_t s) {
     msm_layout l{};
-    l.c = window_bits_for(n);
-    l.windows = window_count(l.c);
+    l.c = c;
+    l.windows = windows;
     l.buckets = 1u << (l.c - 1);
     l.group = group;
-    l.pairs = uint64_t(n) * group;
+    l.pairs = uint64_t(n) * group * per_set;
     l.level1 = shape_for(std::min(l.pairs, level1_cap));
     // Segments short enough to give the window reduction a full wave.
     const uint64_t segs = std::max<uint64_t>(1, std::min<uint64_t>(l.buckets, segment_cap / group));
@@ -115,24 +119,39 @@ inline msm_layout layout_for(uint32_t n, uint32_t group, uint64_t level1_cap, ui
     return l;
 }
 
+/// The window width of an MSM over a table of `copies` precomputed copies of
+/// table_n bases (table_kernel), fixed when the table is built; one copy
+/// is the plain MSM of n points.
+inline uint32_t table_window_bits(uint64_t n, uint64_t table_n, uint32_t copies) {
+    return copies > 1 ? window_bits_for(table_n, copies) : window_bits_for(n);
+}
+
 /// The per-window sums of sum_i scalars[i] bases[i] (both device-resident,
-/// n > 0 of each), as Jacobian points in window order; returns the window width.
+/// n > 0 of each), as Jacobian points in window order; returns the window
+/// width. With copies > 1, `bases` is a table of that many copies table_n
+/// apart (table_kernel) and the sums are those of the window_stride bucket
+/// sets, S_u of weight 2^(c u) as without copies.
 template <class F>
-uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cudaStream_t s,
-                     std::vector<jacobian<F>>& out) {
+uint32_t msm_windows(const affine<F>* bases, uint32_t table_n, uint32_t copies, const fr_t* scalars, uint32_t n,
+                     cudaStream_t s, std::vector<jacobian<F>>& out) {
     const uint64_t level1_cap = resident_threads(accumulate_points_kernel<F>);
     const uint64_t segment_cap =
         std::min(resident_threads(suffix_kernel<F>), resident_threads(segment_sum_kernel<F>));
-    const uint32_t c = window_bits_for(n);
-    const uint32_t windows = window_count(c);
+    const uint32_t c = table_window_bits(n, table_n, copies);
+    const uint32_t stride = window_stride(c, copies);
+    const uint32_t windows = stride;
+    const uint32_t per_set = (window_count(c) + stride - 1) / stride;
 
-    // The largest group of windows whose temporaries fit; a group's pairs
-    // stay below 2^31 so that sort offsets and point indices fit 32 bits.
+    // The largest group of bucket sets whose temporaries fit; a group's
+    // pairs stay below 2^31 so that sort offsets and point indices fit 32 bits.
     uint64_t free = 0;
     const uint64_t budget = memory_budget(&free);
-    uint32_t group = uint32_t(std::min<uint64_t>(windows, std::max<uint64_t>(1, ((uint64_t(1) << 31) - 1) / n)));
-    msm_layout l = layout_for(n, group, level1_cap, segment_cap, s);
-    while (l.bytes<F>() > budget && group > 1) l = layout_for(n, --group, level1_cap, segment_cap, s);
+    const uint64_t per_group_set = uint64_t(n) * per_set;
+    uint32_t group =
+        uint32_t(std::min<uint64_t>(windows, std::max<uint64_t>(1, ((uint64_t(1) << 31) - 1) / per_group_set)));
+    auto layout = [&](uint32_t g) { return layout_for(n, c, windows, per_set, g, level1_cap, segment_cap, s); };
+    msm_layout l = layout(group);
+    while (l.bytes<F>() > budget && group > 1) l = layout(--group);
     if (l.bytes<F>() > budget)
         throw_oom(l.bytes<F>(), free, "MSM of " + std::to_string(n) + " points needs " +
                                           std::to_string(l.bytes<F>()) + " bytes of temporaries for one window");
@@ -151,8 +170,8 @@ uint32_t msm_windows(const affine<F>* bases, const fr_t* scalars, uint32_t n, cu
         CUZK_CUDA(cudaMemsetAsync(buckets.get(), 0, uint64_t(g) * l.buckets * sizeof(xyzz<F>), s));
         CUZK_CUDA(cudaMemsetAsync(window_sums.get(), 0, uint64_t(g) * sizeof(xyzz<F>), s));
         CUZK_CUDA(cudaMemsetAsync(nonzero.get(), 0, sizeof(unsigned long long), s));
-        digits_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(scalars, n, c, w0, g, keys0.get(),
-                                                                       vals0.get(), nonzero.get());
+        digits_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(scalars, n, c, stride, table_n, w0, g,
+                                                                       keys0.get(), vals0.get(), nonzero.get());
         CUZK_LAUNCHED();
 
         // The sort's length is a host argument: wait for the count of non-zero digits.

@@ -11,22 +11,40 @@ constexpr unsigned THREADS = 128;
 /// Slots summed by one thread at the second and later accumulation levels.
 constexpr uint64_t SLOT_CHUNK = 16;
 
-/// Relative cost of window width c for n points, in mixed additions:
-/// n W digits to add into buckets, and about 4 per bucket to reduce the
-/// W 2^(c-1) buckets (two full additions of ~1.4 mixed ones, plus the
-/// clearing and segment overhead).
-inline double window_cost(uint64_t n, uint32_t c) {
-    const double windows = window_count(c);
-    return double(n) * windows + 4.0 * windows * double(uint64_t(1) << (c - 1));
+/// Windows that share one set of buckets when the bases come with `copies`
+/// precomputed copies (copy t holds 2^(c S t) P): window w = t S + u adds
+/// copy t's point into bucket set u, so S = ceil(W / copies) sets remain.
+/// One copy is the plain MSM, S = W.
+inline uint32_t window_stride(uint32_t c, uint32_t copies) {
+    const uint32_t windows = window_count(c);
+    const uint32_t k = copies == 0 ? 1 : (copies < windows ? copies : windows);
+    return (windows + k - 1) / k;
 }
 
-/// The window width with the least modelled cost for n points.
-inline uint32_t window_bits_for(uint64_t n) {
+/// Relative cost of window width c for n points, in mixed additions:
+/// n W digits to add into buckets, and about 4 per bucket to reduce the
+/// S 2^(c-1) buckets (two full additions of ~1.4 mixed ones, plus the
+/// clearing and segment overhead; S = W without precomputed copies).
+inline double window_cost(uint64_t n, uint32_t c, uint32_t copies = 1) {
+    const double windows = window_count(c), sets = window_stride(c, copies);
+    return double(n) * windows + 4.0 * sets * double(uint64_t(1) << (c - 1));
+}
+
+/// The window width with the least modelled cost for n points (with
+/// `copies` precomputed copies of each base).
+inline uint32_t window_bits_for(uint64_t n, uint32_t copies = 1) {
     uint32_t best = MIN_WINDOW_BITS;
     for (uint32_t c = MIN_WINDOW_BITS + 1; c <= MAX_WINDOW_BITS; c++) {
-        if (window_cost(n, c) < window_cost(n, best)) best = c;
+        if (window_cost(n, c, copies) < window_cost(n, best, copies)) best = c;
     }
     return best;
+}
+
+/// The copies a table for n bases asked to hold `copies` really stores:
+/// those a window uses (copy t serves windows t S ... t S + S - 1).
+inline uint32_t table_copies(uint64_t n, uint32_t copies) {
+    const uint32_t c = window_bits_for(n, copies), stride = window_stride(c, copies);
+    return (window_count(c) + stride - 1) / stride;
 }
 
 /// A launch of `want` threads in blocks of at most THREADS; the kernels size

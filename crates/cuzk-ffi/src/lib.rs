@@ -192,6 +192,11 @@ pub mod ffi {
         fn device_array_len(array: &DeviceArray) -> u64;
         /// Pippenger MSM of the first scalars.len() bases, up to the per-window sums.
         fn msm_windows(bases: &DeviceArray, scalars: &DeviceArray) -> Result<MsmWindows>;
+        /// Precomputed copies of the bases for MSMs whose windows share
+        /// buckets (cuda/api/msm.hpp).
+        fn msm_table(bases: &DeviceArray, copies: u32) -> Result<UniquePtr<DeviceArray>>;
+        /// `msm_windows` over a table built from `table_n` bases with `copies`.
+        fn msm_windows_table(table: &DeviceArray, table_n: u64, copies: u32, scalars: &DeviceArray) -> Result<MsmWindows>;
         /// For each of the bitmaps laid end to end in `bitmaps` (one bit per
         /// base each), the sum of the bases whose bit is set, as Jacobian
         /// limbs in `out` (one point per bitmap); returns device milliseconds.

@@ -3,11 +3,13 @@
 //! dependent chains, results checked against blstrs), Fr NTT 2^16..2^27 in
 //! each kind (forward, inverse, coset forward, coset inverse), G1 MSM
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
-//! and 0/1 batch addition at 50 % ones. Inputs are resident on the GPU;
+//! and 0/1 batch addition at 50 % ones; msm_g1_table: G1 MSM 2^16..2^24
+//! over precomputed copies of the bases (one per window, built once and not
+//! timed, as for a fixed SRS). Inputs are resident on the GPU;
 //! each figure is the median of 5 runs after one warm-up, timed with CUDA
 //! events (device_ms; the MSM's own allocations and frees of its
 //! temporaries fall between the events and count, as they do in a proof),
-//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,batch_add,msm_g2 (any
+//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,msm_g1_table,batch_add,msm_g2 (any
 //! subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes) only
 //! those sizes of the NTT, MSM and batch-addition groups.
 //!
@@ -23,7 +25,7 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use blstrs::{Fp, G1Affine};
 use cuzk_gpu::arith::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, G1, G2};
 use cuzk_gpu::batch_add::batch_add_resident;
-use cuzk_gpu::msm::{msm_resident, DeviceRun, MsmCurve};
+use cuzk_gpu::msm::{msm_resident, msm_table, DeviceRun, MsmCurve, MsmTable};
 use cuzk_gpu::ntt::ntt_timed;
 use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError, NttKind};
 use ff::Field;
@@ -92,6 +94,23 @@ fn main() {
         if wanted("batch_add") {
             for log in [26, 27].into_iter().filter(|&l| sized(l)) {
                 bench_batch_add(&mut rng, "batch_add_g1", &g1, log, &mut table);
+            }
+        }
+    }
+
+    if wanted("msm_g1_table") {
+        let pattern = points::<G1Projective>(&mut rng, 1 << distinct.unwrap_or(16));
+        for log in (16..=24).filter(|&l| sized(l)) {
+            let result = DeviceBases::<G1>::tiled(&device, &pattern, 1 << log)
+                .and_then(|bases| MsmTable::build(&bases, u32::MAX));
+            match result {
+                Ok(t) => {
+                    for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
+                        let result = DeviceScalars::tiled(&device, pattern, 1 << log).and_then(|s| timed(|| msm_table(&t, &s)));
+                        report("msm_g1_table", name, log, result, &mut table);
+                    }
+                }
+                Err(e) => report("msm_g1_table", "random", log, Err(e), &mut table),
             }
         }
     }

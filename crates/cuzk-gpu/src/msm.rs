@@ -138,6 +138,45 @@ pub fn msm_g2(device: &Device, bases: &[G2Affine], scalars: &[Scalar]) -> Result
     msm::<G2>(device, bases, scalars)
 }
 
+/// Resident bases with precomputed copies (copy t of base i is
+/// 2^(c S t) P_i), for MSMs whose windows share bucket sets: as many
+/// additions into buckets, but S sets to reduce instead of one per window,
+/// which lets the MSM take a wider window and so add fewer digits. The
+/// bases of a Groth16 SRS are fixed, so their copies are built once.
+pub struct MsmTable<C: MsmCurve> {
+    array: UniquePtr<ffi::DeviceArray>,
+    bases: usize,
+    copies: u32,
+    curve: PhantomData<fn() -> C>,
+}
+
+impl<C: MsmCurve> MsmTable<C> {
+    /// Builds `copies` copies (at most one per window are kept) of `bases` on their device.
+    pub fn build(bases: &DeviceBases<C>, copies: u32) -> Result<Self, GpuError> {
+        Ok(MsmTable { array: ffi::msm_table(bases.array(), copies)?, bases: bases.len(), copies, curve: PhantomData })
+    }
+
+    /// Number of bases (MSMs take at most this many scalars).
+    pub fn bases(&self) -> usize {
+        self.bases
+    }
+
+    /// Points held: the bases times the copies kept.
+    pub fn points(&self) -> usize {
+        array_len(&self.array)
+    }
+
+    fn array(&self) -> &ffi::DeviceArray {
+        self.array.as_ref().expect("an MsmTable always holds an array")
+    }
+}
+
+/// [`msm_resident`] over the first `scalars.len()` bases of a table.
+pub fn msm_table<C: MsmCurve>(table: &MsmTable<C>, scalars: &DeviceScalars) -> Result<DeviceRun<C::Jacobian>, GpuError> {
+    let windows = ffi::msm_windows_table(table.array(), table.bases as u64, table.copies, scalars.array())?;
+    Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms })
+}
+
 /// The window width the MSM kernels pick for `n` points.
 pub fn window_bits_for(n: usize) -> u32 {
     ffi::msm_window_bits(n as u64)

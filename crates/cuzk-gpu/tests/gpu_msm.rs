@@ -10,7 +10,7 @@ mod harness;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_gpu::arith::{G1, G2};
 use cuzk_gpu::batch_add::{batch_add, batch_add_resident, batch_add_resident_many};
-use cuzk_gpu::msm::{msm, msm_resident, MsmCurve};
+use cuzk_gpu::msm::{msm, msm_resident, msm_table, MsmCurve, MsmTable};
 use cuzk_gpu::{msm_g1, Device, DeviceBases, DeviceScalars, GpuError};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -26,6 +26,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("msm_empty_and_mismatched_inputs", msm_empty_and_mismatched_inputs),
     ("msm_resident_prefixes_and_tiles", msm_resident_prefixes_and_tiles),
     ("msm_long_runs_of_repeated_points", msm_long_runs_of_repeated_points),
+    ("msm_tables_match_blst", msm_tables_match_blst),
     ("batch_add_matches_naive_sum", batch_add_matches_naive_sum),
     ("batch_add_rejects_bad_bitmaps", batch_add_rejects_bad_bitmaps),
     ("batch_add_of_several_bitmaps_matches_each_alone", batch_add_of_several_bitmaps_matches_each_alone),
@@ -193,6 +194,54 @@ fn msm_empty_and_mismatched_inputs(device: &Device, rng: &mut ChaCha20Rng) {
     assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
     let zeros = vec![Scalar::ZERO; 3];
     assert_eq!(msm_g1(device, &bases, &zeros).unwrap(), G1Projective::identity());
+}
+
+/// MSMs over precomputed copies of the bases, against blst: every number of
+/// copies from one up to one per window (asked for more), full and prefix
+/// scalar lengths, and the small cases' edges (zero, one and minus-one
+/// scalars, identity bases, repeated and opposite points).
+fn table_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize, copies: &[u32]) {
+    let mut bases = random_points::<C>(rng, n);
+    let mut random = random_scalars(rng, n);
+    for i in 0..n {
+        match rng.next_u32() % 8 {
+            0 => random[i] = Scalar::ZERO,
+            1 => random[i] = -Scalar::ONE,
+            2 => bases[i] = C::A::identity(),
+            3 if i > 0 => bases[i] = bases[i - 1],
+            4 if i > 0 => bases[i] = (-bases[i - 1].to_curve()).to_affine(),
+            _ => {}
+        }
+    }
+    let bits = bit_heavy_scalars(rng, n);
+    let resident = DeviceBases::<C>::upload(device, &bases).unwrap();
+    for &k in copies {
+        let table = MsmTable::build(&resident, k).unwrap_or_else(|e| panic!("table of {n} in {k} copies: {e}"));
+        assert_eq!(table.bases(), n);
+        assert_eq!(table.points() % n, 0, "whole copies");
+        for m in [n, n / 2 + 1] {
+            for (name, scalars) in [("random", &random[..m]), ("bit-heavy", &bits[..m])] {
+                let on_device = DeviceScalars::upload(device, scalars).unwrap();
+                let got = msm_table(&table, &on_device).unwrap_or_else(|e| panic!("{name} {m} of {n}, {k} copies: {e}"));
+                assert_eq!(got.sum, reference::<C>(&bases[..m], scalars), "{name}: {m} of {n} bases, {k} copies");
+            }
+        }
+    }
+}
+
+fn msm_tables_match_blst(device: &Device, rng: &mut ChaCha20Rng) {
+    for n in [1usize, 2, 3, 17, 257, (1 << 13) + 1] {
+        table_case::<G1>(device, rng, n, &[1, 2, 3, 5, 64]);
+    }
+    table_case::<G1>(device, rng, (1 << 18) + 1, &[2, 64]);
+    for n in [1usize, 3, 257, (1 << 10) + 1] {
+        table_case::<G2>(device, rng, n, &[2, 64]);
+    }
+    let resident = DeviceBases::<G1>::upload(device, &random_points::<G1>(rng, 10)).unwrap();
+    assert!(matches!(MsmTable::build(&resident, 0), Err(GpuError::InvalidInput(_))));
+    let table = MsmTable::build(&resident, 3).unwrap();
+    let too_many = DeviceScalars::upload(device, &random_scalars(rng, 11)).unwrap();
+    assert!(matches!(msm_table(&table, &too_many), Err(GpuError::InvalidInput(_))));
 }
 
 fn msm_resident_prefixes_and_tiles(device: &Device, rng: &mut ChaCha20Rng) {
