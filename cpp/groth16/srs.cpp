@@ -59,13 +59,14 @@ constexpr uint32_t TABLE_COPIES = UINT32_MAX;
 /// Below this many bases a table saves too little to be worth its memory.
 constexpr uint64_t TABLE_MIN_BASES = uint64_t(1) << 16;
 
-/// Gives the h query its MSM table (srs.hpp) when the device has room for
-/// it and for the MSM's digit pairs over it (each window's digits sorted at
-/// once: four 32-bit words per digit, and as much again for the sort) on top
-/// of `reserved` bytes. Every proof's H MSM is dense and over all the h
-/// bases, where one copy per window measured 11-16 % faster (PERF round 36);
-/// the other queries are sparse in most circuits, so their memory is left
-/// to other SRSs. A 2^27 domain's table (~150 GB) does not fit an H200.
+/// Gives the h query its MSM table (srs.hpp) when it and the MSM's digit
+/// pairs over it (each window's digits sorted at once: four 32-bit words per
+/// digit, and as much again for the sort) take at most half of the device
+/// memory left beyond `reserved` bytes: the other half stays for the SRSs
+/// of other parameter files, for which residency matters more. Every proof's
+/// H MSM is dense and over all the h bases, where one copy per window
+/// measured 11-16 % faster (PERF round 36); the other queries are sparse in
+/// most circuits. A 2^27 domain's table (~150 GB) does not fit an H200.
 void add_h_table(Groth16Srs& srs, uint64_t reserved) {
     query_bases& h = srs.h;
     if (!h.device || h.len < TABLE_MIN_BASES) return;
@@ -73,7 +74,7 @@ void add_h_table(Groth16Srs& srs, uint64_t reserved) {
     const uint64_t need = h.len * copies * (array_element_bytes(h.kind) + 32);
     uint64_t free = 0, total = 0;
     g16::device_memory(srs.device, &free, &total);
-    if (free < reserved || need > free - reserved) return;
+    if (free < reserved || need > (free - reserved) / 2) return;
     try {
         h.table = msm_table(*h.device, TABLE_COPIES);
         h.table_copies = TABLE_COPIES;

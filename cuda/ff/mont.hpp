@@ -520,7 +520,8 @@ struct alignas(16) mont {
         for (int j = j0; j < N; j += 2) {
             const int k = at + j - j0;
             acc[k] = j == j0 ? C::mad_lo_cc(a.v[j], bi, acc[k]) : C::madc_lo_cc(a.v[j], bi, acc[k]);
-            acc[k + 1] = j + 2 < N || carry ? C::madc_hi_cc(a.v[j], bi, acc[k + 1]) : C::madc_hi(a.v[j], bi, acc[k + 1]);
+            acc[k + 1] =
+                j + 2 < N || carry ? C::madc_hi_cc(a.v[j], bi, acc[k + 1]) : C::madc_hi(a.v[j], bi, acc[k + 1]);
         }
         if (carry) acc[at + N] = C::addc(acc[at + N], 0u);
     }
@@ -593,7 +594,8 @@ struct alignas(16) mont {
     /// x - y over 2N limbs, plus p R (p in the high half) when it borrowed;
     /// the carry out of that addition is the wrap back above zero.
     template <class C>
-    CUZK_HD static void wide_sub_plus_pr(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
+    CUZK_HD static void wide_sub_plus_pr(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N],
+                                         uint32_t (&out)[2 * N]) {
         constexpr limbs<N> p = modulus();
         out[0] = C::sub_cc(x[0], y[0]);
         CUZK_UNROLL

@@ -196,7 +196,12 @@ pub mod ffi {
         /// buckets (cuda/api/msm.hpp).
         fn msm_table(bases: &DeviceArray, copies: u32) -> Result<UniquePtr<DeviceArray>>;
         /// `msm_windows` over a table built from `table_n` bases with `copies`.
-        fn msm_windows_table(table: &DeviceArray, table_n: u64, copies: u32, scalars: &DeviceArray) -> Result<MsmWindows>;
+        fn msm_windows_table(
+            table: &DeviceArray,
+            table_n: u64,
+            copies: u32,
+            scalars: &DeviceArray,
+        ) -> Result<MsmWindows>;
         /// For each of the bitmaps laid end to end in `bitmaps` (one bit per
         /// base each), the sum of the bases whose bit is set, as Jacobian
         /// limbs in `out` (one point per bitmap); returns device milliseconds.

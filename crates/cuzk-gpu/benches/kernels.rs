@@ -3,13 +3,13 @@
 //! dependent chains, results checked against blstrs), Fr NTT 2^16..2^27 in
 //! each kind (forward, inverse, coset forward, coset inverse), G1 MSM
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
-//! and 0/1 batch addition at 50 % ones; msm_g1_table: G1 MSM 2^16..2^24
-//! over precomputed copies of the bases (one per window, built once and not
-//! timed, as for a fixed SRS). Inputs are resident on the GPU;
+//! and 0/1 batch addition at 50 % ones; msm_g1_table, msm_g2_table: MSM
+//! 2^16..2^24 over precomputed copies of the bases (one per window, built
+//! once and not timed, as for a fixed SRS; the build time is printed). Inputs are resident on the GPU;
 //! each figure is the median of 5 runs after one warm-up, timed with CUDA
 //! events (device_ms; the MSM's own allocations and frees of its
 //! temporaries fall between the events and count, as they do in a proof),
-//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,msm_g1_table,batch_add,msm_g2 (any
+//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,msm_g1_table,batch_add,msm_g2,msm_g2_table (any
 //! subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes) only
 //! those sizes of the NTT, MSM and batch-addition groups.
 //!
@@ -101,17 +101,15 @@ fn main() {
     if wanted("msm_g1_table") {
         let pattern = points::<G1Projective>(&mut rng, 1 << distinct.unwrap_or(16));
         for log in (16..=24).filter(|&l| sized(l)) {
-            let result = DeviceBases::<G1>::tiled(&device, &pattern, 1 << log)
-                .and_then(|bases| MsmTable::build(&bases, u32::MAX));
-            match result {
-                Ok(t) => {
-                    for (name, pattern) in [("random", &random), ("bit_heavy", &bits)] {
-                        let result = DeviceScalars::tiled(&device, pattern, 1 << log).and_then(|s| timed(|| msm_table(&t, &s)));
-                        report("msm_g1_table", name, log, result, &mut table);
-                    }
-                }
-                Err(e) => report("msm_g1_table", "random", log, Err(e), &mut table),
-            }
+            let sets = [("random", &random), ("bit_heavy", &bits)];
+            bench_msm_table::<G1>(&device, "msm_g1_table", &pattern, log, sets, &mut table);
+        }
+    }
+    if wanted("msm_g2_table") {
+        let pattern = points::<G2Projective>(&mut rng, 1 << distinct.unwrap_or(14));
+        for log in (16..=24).filter(|&l| sized(l)) {
+            let sets = [("random", &random), ("bit_heavy", &bits)];
+            bench_msm_table::<G2>(&device, "msm_g2_table", &pattern, log, sets, &mut table);
         }
     }
 
@@ -289,6 +287,35 @@ fn bench_msm<C: MsmCurve>(
     let result = DeviceScalars::tiled(device, pattern, 1 << log)
         .and_then(|s| timed(|| msm_resident(bases, &s)));
     report(bench, scalars, log, result, table);
+}
+
+/// MSMs of 2^log bases over a table of one copy per window, built (and its
+/// build time printed) before the timed runs, as for a fixed SRS.
+fn bench_msm_table<C: MsmCurve>(
+    device: &Device,
+    bench: &str,
+    pattern: &[C::Affine],
+    log: u32,
+    scalar_sets: [(&str, &Vec<Scalar>); 2],
+    table: &mut Table,
+) {
+    let start = Instant::now();
+    let built = DeviceBases::<C>::tiled(device, pattern, 1 << log).and_then(|bases| MsmTable::build(&bases, u32::MAX));
+    match built {
+        Ok(t) => {
+            println!(
+                "{{\"bench\":\"{bench}\",\"log_n\":{log},\"table_points\":{},\"build_ms\":{:.1}}}",
+                t.points(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
+            for (name, pattern) in scalar_sets {
+                let result =
+                    DeviceScalars::tiled(device, pattern, 1 << log).and_then(|s| timed(|| msm_table(&t, &s)));
+                report(bench, name, log, result, table);
+            }
+        }
+        Err(e) => report(bench, "random", log, Err(e), table),
+    }
 }
 
 fn bench_batch_add<C: MsmCurve>(

@@ -172,7 +172,10 @@ impl<C: MsmCurve> MsmTable<C> {
 }
 
 /// [`msm_resident`] over the first `scalars.len()` bases of a table.
-pub fn msm_table<C: MsmCurve>(table: &MsmTable<C>, scalars: &DeviceScalars) -> Result<DeviceRun<C::Jacobian>, GpuError> {
+pub fn msm_table<C: MsmCurve>(
+    table: &MsmTable<C>,
+    scalars: &DeviceScalars,
+) -> Result<DeviceRun<C::Jacobian>, GpuError> {
     let windows = ffi::msm_windows_table(table.array(), table.bases as u64, table.copies, scalars.array())?;
     Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms })
 }

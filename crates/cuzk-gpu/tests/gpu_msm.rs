@@ -222,7 +222,8 @@ fn table_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize, co
         for m in [n, n / 2 + 1] {
             for (name, scalars) in [("random", &random[..m]), ("bit-heavy", &bits[..m])] {
                 let on_device = DeviceScalars::upload(device, scalars).unwrap();
-                let got = msm_table(&table, &on_device).unwrap_or_else(|e| panic!("{name} {m} of {n}, {k} copies: {e}"));
+                let got =
+                    msm_table(&table, &on_device).unwrap_or_else(|e| panic!("{name} {m} of {n}, {k} copies: {e}"));
                 assert_eq!(got.sum, reference::<C>(&bases[..m], scalars), "{name}: {m} of {n} bases, {k} copies");
             }
         }
