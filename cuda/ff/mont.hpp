@@ -364,24 +364,33 @@ struct alignas(16) mont {
         sqr_reduce<C, false>(e, o, top);
         CUZK_UNROLL
         for (int i = 1; i < N; i++) {
-            uint32_t e2[N], o2[N];
-            e2[0] = C::add_cc(o[0], e[1]);
-            CUZK_UNROLL
-            for (int k = 1; k < N; k++) e2[k] = o[k];
-            CUZK_UNROLL
-            for (int k = 0; k < N - 2; k++) o2[k] = e[k + 2];
-            o2[N - 2] = 0;
-            o2[N - 1] = top;
-            top = 0;
-            sqr_reduce<C, true>(e2, o2, top);
-            sqr_row<C>(a, d, i, e2, o2, top);
-            CUZK_UNROLL
-            for (int k = 0; k < N; k++) {
-                e[k] = e2[k];
-                o[k] = o2[k];
-            }
+            shift_frame<C>(e, o, top);
+            sqr_reduce<C, true>(e, o, top);
+            sqr_row<C>(a, d, i, e, o, top);
         }
         return frame_result<C, Reduce>(e, o);
+    }
+
+    /// Divides a sqr_chain frame (e[0] zero) by 2^32: the next e is o with
+    /// e[1] added at limb 0, whose carry stays in the flag for the reduction
+    /// chain that follows (sqr_reduce with CarryIn); the next o is e from
+    /// limb 2 on, topped by `top`, which starts again at zero.
+    template <class C>
+    CUZK_HD static void shift_frame(uint32_t (&e)[N], uint32_t (&o)[N], uint32_t& top) {
+        uint32_t e2[N], o2[N];
+        e2[0] = C::add_cc(o[0], e[1]);
+        CUZK_UNROLL
+        for (int k = 1; k < N; k++) e2[k] = o[k];
+        CUZK_UNROLL
+        for (int k = 0; k < N - 2; k++) o2[k] = e[k + 2];
+        o2[N - 2] = 0;
+        o2[N - 1] = top;
+        top = 0;
+        CUZK_UNROLL
+        for (int k = 0; k < N; k++) {
+            e[k] = e2[k];
+            o[k] = o2[k];
+        }
     }
 
     /// Whether sqr_chain's frame needs the extra word: 3p > 2^(32N) may hold
@@ -544,21 +553,8 @@ struct alignas(16) mont {
         sqr_reduce<C, false>(e, o, top);
         CUZK_UNROLL
         for (int i = 1; i < N; i++) {
-            uint32_t e2[N], o2[N];
-            e2[0] = C::add_cc(o[0], e[1]);
-            CUZK_UNROLL
-            for (int k = 1; k < N; k++) e2[k] = o[k];
-            CUZK_UNROLL
-            for (int k = 0; k < N - 2; k++) o2[k] = e[k + 2];
-            o2[N - 2] = 0;
-            o2[N - 1] = top;
-            top = 0;
-            sqr_reduce<C, true>(e2, o2, top);
-            CUZK_UNROLL
-            for (int k = 0; k < N; k++) {
-                e[k] = e2[k];
-                o[k] = o2[k];
-            }
+            shift_frame<C>(e, o, top);
+            sqr_reduce<C, true>(e, o, top);
         }
         const mont u = frame_result<C, false>(e, o);
         mont r;
