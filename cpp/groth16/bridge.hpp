@@ -38,6 +38,10 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
 /// Whether the SRS's bases are in device memory (else pinned host memory).
 bool groth16_srs_resident(const Groth16Srs& srs);
 
+/// Waits for the SRS's MSM tables being built in the background (srs.hpp);
+/// whether the h query has one.
+bool groth16_srs_wait_for_tables(const Groth16Srs& srs);
+
 /// Proves every circuit with its (r, s) on `device` and writes 192 bytes per
 /// proof (A ‖ B ‖ C compressed) into `proofs`.
 Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,

@@ -414,12 +414,14 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
         // after the engine, the future is waited for before the engine goes.
         const DeviceArray* h = quotient(0);
         std::future<const DeviceArray*> next;
+        // Null while the SRS's table is still being built (srs.hpp).
+        const std::shared_ptr<const DeviceArray> h_table = srs.h_table.get();
         for (size_t i = 0; i < count; i++) {
             if (i > 0) h = next.get();
             if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1);
-            if (srs.h.table) {
+            if (h_table) {
                 add_windows(pending, sums[i].h,
-                            msm_windows_table(*srs.h.table, srs.h.len, srs.h.table_copies, view(*h, 0, bt.n - 1)));
+                            msm_windows_table(*h_table, srs.h.len, srs.h_table.copies(), view(*h, 0, bt.n - 1)));
                 continue;
             }
             for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {

@@ -68,20 +68,14 @@ constexpr uint64_t TABLE_MIN_BASES = uint64_t(1) << 16;
 /// measured 11-16 % faster (PERF round 36); the other queries are sparse in
 /// most circuits. A 2^27 domain's table (~150 GB) does not fit an H200.
 void add_h_table(Groth16Srs& srs, uint64_t reserved) {
-    query_bases& h = srs.h;
+    const query_bases& h = srs.h;
     if (!h.device || h.len < TABLE_MIN_BASES) return;
     const uint64_t copies = msm_table_copies(h.len, TABLE_COPIES);
     const uint64_t need = h.len * copies * (array_element_bytes(h.kind) + 32);
     uint64_t free = 0, total = 0;
     g16::device_memory(srs.device, &free, &total);
     if (free < reserved || need > (free - reserved) / 2) return;
-    try {
-        h.table = msm_table(*h.device, TABLE_COPIES);
-        h.table_copies = TABLE_COPIES;
-    } catch (const error& e) {
-        // Another user of the device took memory since we looked: no table.
-        if (!is_oom(e)) throw;
-    }
+    srs.h_table.start(*h.device, TABLE_COPIES);
 }
 
 /// Builds the device's quotient state for this SRS's domain now (buffers,
@@ -94,6 +88,39 @@ void warm_quotient(const Groth16Srs& srs) {
 }
 
 }  // namespace
+
+background_table::~background_table() {
+    if (builder_.joinable()) builder_.join();
+}
+
+void background_table::start(const DeviceArray& bases, uint32_t copies) {
+    copies_ = copies;
+    building_ = true;
+    builder_ = std::thread([this, &bases, copies] {
+        std::shared_ptr<const DeviceArray> built;
+        try {
+            built = msm_table(bases, copies);
+        } catch (...) {
+            // No table: the MSMs over these bases run without one, and a
+            // device that really failed fails the next proof's own calls.
+        }
+        std::lock_guard<std::mutex> guard(lock_);
+        table_ = std::move(built);
+        building_ = false;
+        finished_.notify_all();
+    });
+}
+
+bool background_table::wait() const {
+    std::unique_lock<std::mutex> guard(lock_);
+    finished_.wait(guard, [&] { return !building_; });
+    return table_ != nullptr;
+}
+
+std::shared_ptr<const DeviceArray> background_table::get() const {
+    std::lock_guard<std::mutex> guard(lock_);
+    return table_;
+}
 
 std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
@@ -160,5 +187,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
 }
 
 bool groth16_srs_resident(const Groth16Srs& srs) { return srs.resident; }
+
+bool groth16_srs_wait_for_tables(const Groth16Srs& srs) { return srs.h_table.wait(); }
 
 }  // namespace cuzk

@@ -50,7 +50,12 @@ struct xyzz {
     // and 1/ZZ = (1/Z)^2: 1I + 3M + 1S.
     CUZK_HD affine<F> to_affine() const {
         if (is_identity()) return affine<F>::identity();
-        F zzz_inv = ZZZ.inverse();
+        return to_affine_given(ZZZ.inverse());
+    }
+
+    // The same from zzz_inv = 1/ZZZ computed elsewhere (a batch inversion
+    // shares one inversion among many points): 3M + 1S. Not the identity.
+    CUZK_HD affine<F> to_affine_given(const F& zzz_inv) const {
         F z_inv = zzz_inv * ZZ;
         F zz_inv = z_inv.sqr();
         return {X * zz_inv, Y * zzz_inv};

@@ -402,6 +402,8 @@ pub mod ffi {
         ) -> Result<UniquePtr<Groth16Srs>>;
         /// Whether the SRS's bases live in device memory.
         fn groth16_srs_resident(srs: &Groth16Srs) -> bool;
+        /// Waits for the MSM tables the SRS builds in the background; whether h has one.
+        fn groth16_srs_wait_for_tables(srs: &Groth16Srs) -> bool;
         /// Proves every circuit on `device`, writing 192 bytes per proof into `proofs`.
         fn generate_groth16_proofs_c<'a>(
             device: i32,

@@ -137,6 +137,13 @@ impl GpuSrs {
         ffi::groth16_srs_resident(self.raw())
     }
 
+    /// Waits for the MSM table the upload left building in the background
+    /// (a resident h query gets one when the device has room; proofs that
+    /// start earlier run without it); whether there is one.
+    pub fn wait_for_tables(&self) -> bool {
+        ffi::groth16_srs_wait_for_tables(self.raw())
+    }
+
     /// The device the SRS was uploaded for.
     pub fn device_id(&self) -> i32 {
         self.device

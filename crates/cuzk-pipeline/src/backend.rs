@@ -68,6 +68,11 @@ pub trait ProveBackend: Send + Sync {
         Ok(())
     }
 
+    /// Waits for work `prepare` left running in the background for `params`
+    /// (a GPU builds MSM tables for its SRS while proofs already run), for
+    /// callers that want the steady state before they start timing.
+    fn settle(&self, _params: &Arc<Parameters>) {}
+
     /// Whether this backend proves with `params` without their host bases
     /// (a GPU holding them in device memory). When every backend of an
     /// engine does, the engine keeps only the key and the counts in host

@@ -116,6 +116,15 @@ impl ProveBackend for CudaBackend {
         self.srs(params).map(|_| ()).map_err(|e| e.to_string())
     }
 
+    fn settle(&self, params: &Arc<Parameters>) {
+        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        let srs = entries.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(params)).map(|(_, srs)| Arc::clone(srs));
+        drop(entries);
+        if let Some(srs) = srs {
+            srs.wait_for_tables();
+        }
+    }
+
     fn holds_bases(&self, params: &Arc<Parameters>) -> bool {
         let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
         entries.iter().any(|(w, srs)| w.as_ptr() == Arc::as_ptr(params) && srs.is_resident())

@@ -332,15 +332,21 @@ impl Engine {
 
     /// Loads the parameters in `params` (and uploads them to every GPU), and
     /// their recorded constraint system when one was saved, now instead of
-    /// when the first job needs them; returns the milliseconds it took. The
-    /// memory budget covers them as it would for a job.
+    /// when the first job needs them, then waits for what the backends build
+    /// from them in the background (`ProveBackend::settle`); returns the
+    /// milliseconds it took. The memory budget covers them as it would for a job.
     pub fn preload(&self, params: impl Into<PathBuf>) -> Result<f64, EngineError> {
         let path = params.into();
         let mut st = self.shared.lock();
         self.shared.reserve_srs(&mut st, &path)?;
         drop(st);
         let (params, ms) = self.shared.load_params(&path)?;
-        Ok(ms + self.shared.recordings.synthesizer(&path, &params).warm())
+        let settle = Instant::now();
+        for b in &self.shared.backends {
+            b.settle(&params);
+        }
+        let settle_ms = settle.elapsed().as_secs_f64() * 1e3;
+        Ok(ms + settle_ms + self.shared.recordings.synthesizer(&path, &params).warm())
     }
 
     /// Where each parameter file's recorded constraint system stands.
