@@ -83,10 +83,10 @@ struct quad {
         F::template mul_wide_chain<C>(a.c0, b.c0, t0);
         F::template mul_wide_chain<C>(a.c1, b.c1, t1);
         F::template wide_sub_plus_pr<C>(t0, t1, d);
-        F::template wide_add<C>(t0, t1, t0);
+        F::template wide_chain<C, false>(t0, t1, t0);
         const F c0 = F::template redc_wide_chain<C>(d);
         F::template mul_wide_chain<C>(sa, sb, t1);
-        F::template wide_sub<C>(t1, t0, d);
+        F::template wide_chain<C, true>(t1, t0, d);
         return {c0, F::template redc_wide_chain<C>(d)};
     }
 

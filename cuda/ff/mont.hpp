@@ -569,22 +569,23 @@ struct alignas(16) mont {
         }
     }
 
-    /// x + y over 2N limbs (the sum of two products below p^2 fits).
-    template <class C>
-    CUZK_HD static void wide_add(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
-        out[0] = C::add_cc(x[0], y[0]);
-        CUZK_UNROLL
-        for (int k = 1; k < 2 * N - 1; k++) out[k] = C::addc_cc(x[k], y[k]);
-        out[2 * N - 1] = C::addc(x[2 * N - 1], y[2 * N - 1]);
-    }
-
-    /// x - y over 2N limbs for x >= y.
-    template <class C>
-    CUZK_HD static void wide_sub(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
-        out[0] = C::sub_cc(x[0], y[0]);
-        CUZK_UNROLL
-        for (int k = 1; k < 2 * N - 1; k++) out[k] = C::subc_cc(x[k], y[k]);
-        out[2 * N - 1] = C::subc(x[2 * N - 1], y[2 * N - 1]);
+    /// x + y, or with Sub x - y, over 2N limbs (full products and their
+    /// sums and differences); with KeepFlag the top limb's carry or borrow
+    /// stays in the flag for the caller.
+    template <class C, bool Sub, bool KeepFlag = false>
+    CUZK_HD static void wide_chain(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N], uint32_t (&out)[2 * N]) {
+        constexpr int top = 2 * N - 1;
+        if constexpr (Sub) {
+            out[0] = C::sub_cc(x[0], y[0]);
+            CUZK_UNROLL
+            for (int k = 1; k < top; k++) out[k] = C::subc_cc(x[k], y[k]);
+            out[top] = KeepFlag ? C::subc_cc(x[top], y[top]) : C::subc(x[top], y[top]);
+        } else {
+            out[0] = C::add_cc(x[0], y[0]);
+            CUZK_UNROLL
+            for (int k = 1; k < top; k++) out[k] = C::addc_cc(x[k], y[k]);
+            out[top] = KeepFlag ? C::addc_cc(x[top], y[top]) : C::addc(x[top], y[top]);
+        }
     }
 
     /// x - y over 2N limbs, plus p R (p in the high half) when it borrowed;
@@ -593,9 +594,7 @@ struct alignas(16) mont {
     CUZK_HD static void wide_sub_plus_pr(const uint32_t (&x)[2 * N], const uint32_t (&y)[2 * N],
                                          uint32_t (&out)[2 * N]) {
         constexpr limbs<N> p = modulus();
-        out[0] = C::sub_cc(x[0], y[0]);
-        CUZK_UNROLL
-        for (int k = 1; k < 2 * N; k++) out[k] = C::subc_cc(x[k], y[k]);
+        wide_chain<C, true, true>(x, y, out);
         const uint32_t mask = C::subc(0u, 0u);
         out[N] = C::add_cc(out[N], p.v[0] & mask);
         CUZK_UNROLL
