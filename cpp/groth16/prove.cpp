@@ -226,7 +226,8 @@ std::unique_ptr<DeviceArray> aux_in_witness(const quotient_engine& up, const cir
 /// room for the longest head, and each query writes its head (its inputs)
 /// just before the aux and runs its MSM over that window. Uploading the aux
 /// once per query instead moved it four times per proof (L, A, B in G1 and
-/// in G2), the same ~32 MB per 2^20 variables each time.
+/// in G2), the same ~32 MB per 2^20 variables each time. The last
+/// circuit's may be on the device already (aux_in_witness).
 void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<aux_reader>& readers) {
     if (readers.empty()) return;
     uint64_t room = 0;
