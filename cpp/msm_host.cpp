@@ -76,6 +76,47 @@ rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_
 
 uint32_t msm_window_bits(uint64_t n) { return msm::window_bits_for(n); }
 
+uint64_t msm_table_copies(uint64_t len, uint32_t copies) { return msm::table_copies(len, copies); }
+
+uint64_t msm_table_model(rust::Slice<const uint64_t> scalars, rust::Slice<const uint64_t> values, uint32_t copies) {
+    const uint64_t n = values.size();
+    if (scalars.size() != 4 * n) throw_invalid("msm_table_model: one scalar of 4 limbs per value");
+    if (n == 0 || copies == 0) throw_invalid("msm_table_model: at least one value and one copy");
+    const uint32_t c = msm::window_bits_for(n, copies), stride = msm::window_stride(c, copies);
+    const uint64_t stored = msm::table_copies(n, copies);
+    // table_kernel's copies: 2^(c S t) b_i.
+    std::vector<uint64_t> table(n * stored);
+    for (uint64_t t = 0; t < stored; t++) {
+        const uint64_t shift = uint64_t(c) * stride * t;
+        for (uint64_t i = 0; i < n; i++) table[t * n + i] = shift < 64 ? values[i] << shift : 0;
+    }
+    const uint64_t buckets = uint64_t(1) << (c - 1);
+    std::vector<uint64_t> sets(uint64_t(stride) * buckets);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t s[8];
+        const rust::Slice<const uint64_t> limbs(scalars.data() + 4 * i, 4);
+        msm::canonical_limbs(load_one<ff::fr_t>(limbs, "scalar"), s);
+        msm::signed_digits(s, c, [&](uint32_t w, int32_t d) {
+            if (d == 0) return;
+            const msm::digit_slot at = msm::slot_of(w, stride, uint32_t(n), uint32_t(i));
+            if (at.set >= stride || at.point >= table.size())
+                throw_invalid("msm_table_model: window " + std::to_string(w) + " lands outside the table");
+            const uint64_t p = table[at.point];
+            uint64_t& bucket = sets[at.set * buckets + uint64_t(d < 0 ? -d : d) - 1];
+            bucket += d < 0 ? uint64_t(0) - p : p;
+        });
+    }
+    // Each set u: sum_b (b + 1) B_b, of weight 2^(c u).
+    uint64_t total = 0;
+    for (uint64_t u = 0; u < stride; u++) {
+        uint64_t sum = 0;
+        for (uint64_t b = 0; b < buckets; b++) sum += (b + 1) * sets[u * buckets + b];
+        const uint64_t shift = uint64_t(c) * u;
+        total += shift < 64 ? sum << shift : 0;
+    }
+    return total;
+}
+
 rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Slice<const uint64_t> values,
                                      uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
                                      uint32_t segment_len) {

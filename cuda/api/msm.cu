@@ -167,8 +167,6 @@ MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars) {
     return run_msm<fp2_t>(bases, bases.len(), 1, scalars);
 }
 
-uint64_t msm_table_copies(uint64_t len, uint32_t copies) { return msm::table_copies(len, copies); }
-
 std::unique_ptr<DeviceArray> msm_table(const DeviceArray& bases, uint32_t copies) {
     if (!is_points(bases.kind())) throw_invalid("msm_table: bases must be an array of affine points");
     if (copies == 0) throw_invalid("msm_table: at least one copy");

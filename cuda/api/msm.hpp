@@ -63,9 +63,6 @@ MsmWindows msm_windows(const DeviceArray& bases, const DeviceArray& scalars);
 /// the same reduction. Holds table_copies(len, copies) copies, len apart.
 std::unique_ptr<DeviceArray> msm_table(const DeviceArray& bases, uint32_t copies);
 
-/// The copies msm_table(bases, copies) keeps for `len` bases.
-uint64_t msm_table_copies(uint64_t len, uint32_t copies);
-
 /// msm_windows over a table msm_table built from table_n bases with `copies`.
 MsmWindows msm_windows_table(const DeviceArray& table, uint64_t table_n, uint32_t copies, const DeviceArray& scalars);
 
@@ -85,6 +82,17 @@ rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_
 
 /// The window width the MSM picks for n points.
 uint32_t msm_window_bits(uint64_t n);
+
+/// The copies msm_table(bases, copies) keeps for `len` bases (also the
+/// host function's sizing of its h table).
+uint64_t msm_table_copies(uint64_t len, uint32_t copies);
+
+/// An MSM over a table of `copies` copies run on the CPU over the integers
+/// mod 2^64 (base i is values[i], scalars in blstrs' Montgomery limbs): the
+/// table's copies, the kernels' digit slots (digits.hpp's slot_of) into the
+/// window_stride bucket sets, and the sets' weights; throws where a slot
+/// falls outside the table. Returns the sum.
+uint64_t msm_table_model(rust::Slice<const uint64_t> scalars, rust::Slice<const uint64_t> values, uint32_t copies);
 
 /// The kernels' two-level bucket accumulation and window reduction run over
 /// the group of integers mod 2^64: `keys` sorted bucket keys, `values` their

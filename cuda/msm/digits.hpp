@@ -45,6 +45,18 @@ CUZK_HD void signed_digits(const uint32_t (&s)[8], uint32_t c, Emit&& emit) {
     }
 }
 
+/// Where the digit of window w of point i goes in an MSM over a table whose
+/// copies are table_n points apart, with `stride` bucket sets (plan.hpp's
+/// window_stride): bucket set w mod S, and copy w / S of base i, whose
+/// weight 2^(c S (w / S)) the table holds (without a table, S = W: set w,
+/// point i).
+struct digit_slot {
+    uint32_t set, point;
+};
+CUZK_HD digit_slot slot_of(uint32_t w, uint32_t stride, uint32_t table_n, uint32_t i) {
+    return {w % stride, w / stride * table_n + i};
+}
+
 /// The canonical little-endian limbs of a Montgomery-form Fr element (the
 /// limbs of a blstrs Scalar): one Montgomery multiplication by 1.
 CUZK_HD void canonical_limbs(const ff::fr_t& mont, uint32_t (&out)[8]) {

@@ -89,7 +89,8 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
     uint32_t s[8] = {};
     if (i < n) canonical_limbs(scalars[i], s);
     const uint32_t buckets = 1u << (c - 1);
-    auto in_group = [&](uint32_t w) { return w % stride >= u0 && w % stride < u0 + group; };
+    auto slot = [&](uint32_t w) { return slot_of(w, stride, table_n, uint32_t(i)); };
+    auto in_group = [&](uint32_t w) { return slot(w).set >= u0 && slot(w).set < u0 + group; };
 
     uint32_t count = 0;
     signed_digits(s, c, [&](uint32_t w, int32_t d) { count += in_group(w) && d != 0 ? 1u : 0u; });
@@ -105,8 +106,8 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
         const uint32_t mask = __ballot_sync(0xffffffffu, d != 0);
         if (d != 0) {
             const uint64_t pos = at + __popc(mask & lanes_below);
-            keys[pos] = (w % stride - u0) * buckets + uint32_t(d < 0 ? -d : d) - 1;
-            vals[pos] = (w / stride * table_n + uint32_t(i)) | (d < 0 ? NEG_BIT : 0u);
+            keys[pos] = (slot(w).set - u0) * buckets + uint32_t(d < 0 ? -d : d) - 1;
+            vals[pos] = slot(w).point | (d < 0 ? NEG_BIT : 0u);
         }
         at += __popc(mask);
     });

@@ -211,6 +211,10 @@ pub mod ffi {
         fn msm_signed_digits(scalar: &[u64], window_bits: u32) -> Result<Vec<i32>>;
         /// Host hook: the window width the MSM picks for n points.
         fn msm_window_bits(n: u64) -> u32;
+        /// Host hook: an MSM over a table of precomputed copies, over integers mod 2^64.
+        fn msm_table_model(scalars: &[u64], values: &[u64], copies: u32) -> Result<u64>;
+        /// The copies `msm_table` keeps for `len` bases asked for `copies`.
+        fn msm_table_copies(len: u64, copies: u32) -> u64;
         /// Host hook: the kernels' bucket accumulation and window reduction over integers mod 2^64.
         fn msm_reduce_model(
             keys: &[u32],

@@ -316,6 +316,47 @@ mod tests {
         assert_eq!(window_bits_for(0), 2);
     }
 
+    /// s mod 2^64 for a scalar: its canonical value's low word.
+    fn low_word(s: &Scalar) -> u64 {
+        u64::from_le_bytes(s.to_bytes_le()[..8].try_into().unwrap())
+    }
+
+    /// The table MSM's index logic (copies, digit slots, bucket-set weights)
+    /// on the integers mod 2^64 against the plain sum, for numbers of copies
+    /// from one to one per window (and more) at sizes whose window widths
+    /// differ; a slot outside the table is an error in the model.
+    fn check_table_model(n: usize, copies: u32, seed: u64) {
+        use rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let values: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+        let scalars: Vec<Scalar> = (0..n)
+            .map(|i| match i % 5 {
+                0 => Scalar::ZERO,
+                1 => -Scalar::ONE,
+                _ => Scalar::random(&mut rng),
+            })
+            .collect();
+        let low_word = |s: &Scalar| u64::from_le_bytes(s.to_bytes_le()[..8].try_into().unwrap());
+        let want = scalars.iter().zip(&values).fold(0u64, |acc, (s, v)| acc.wrapping_add(low_word(s).wrapping_mul(*v)));
+        let got = ffi::msm_table_model(as_limbs(&scalars), &values, copies).unwrap();
+        assert_eq!(got, want, "{n} values, {copies} copies");
+        let kept = ffi::msm_table_copies(n as u64, copies);
+        assert!(kept >= 1 && kept <= u64::from(copies), "{n} values, {copies} copies: {kept} kept");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn table_slots_and_weights_give_the_plain_sum(
+            n in prop_oneof![1usize..40, 40usize..5000],
+            copies in prop_oneof![1u32..20, Just(200u32), Just(u32::MAX)],
+            seed in any::<u64>(),
+        ) {
+            check_table_model(n, copies, seed);
+        }
+    }
+
     /// The bucket sums and window sums the model should produce, computed
     /// directly: bucket k is the sum of its values; window w is
     /// sum_b (b + 1) bucket[w * per + b].
