@@ -316,11 +316,6 @@ mod tests {
         assert_eq!(window_bits_for(0), 2);
     }
 
-    /// s mod 2^64 for a scalar: its canonical value's low word.
-    fn low_word(s: &Scalar) -> u64 {
-        u64::from_le_bytes(s.to_bytes_le()[..8].try_into().unwrap())
-    }
-
     /// The table MSM's index logic (copies, digit slots, bucket-set weights)
     /// on the integers mod 2^64 against the plain sum, for numbers of copies
     /// from one to one per window (and more) at sizes whose window widths
@@ -336,6 +331,7 @@ mod tests {
                 _ => Scalar::random(&mut rng),
             })
             .collect();
+        // s mod 2^64: the canonical value's low word.
         let low_word = |s: &Scalar| u64::from_le_bytes(s.to_bytes_le()[..8].try_into().unwrap());
         let want = scalars.iter().zip(&values).fold(0u64, |acc, (s, v)| acc.wrapping_add(low_word(s).wrapping_mul(*v)));
         let got = ffi::msm_table_model(as_limbs(&scalars), &values, copies).unwrap();
