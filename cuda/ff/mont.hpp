@@ -219,13 +219,7 @@ struct alignas(16) mont {
     CUZK_HD static mont mul_chain(const mont& a, const mont& b) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t e[N], o[N];
-        CUZK_UNROLL
-        for (int j = 0; j < N; j += 2) {
-            e[j] = C::mul_lo(a.v[j], b.v[0]);
-            e[j + 1] = C::mul_hi(a.v[j], b.v[0]);
-            o[j] = C::mul_lo(a.v[j + 1], b.v[0]);
-            o[j + 1] = C::mul_hi(a.v[j + 1], b.v[0]);
-        }
+        first_row<C>(a, b, e, o);
         reduce_row<C>(e, o);
         CUZK_UNROLL
         for (int i = 1; i < N; i++) {
@@ -255,6 +249,20 @@ struct alignas(16) mont {
             }
         }
         return frame_result<C, Reduce>(e, o);
+    }
+
+    /// Row 0 of mul_chain's and mul_wide_chain's products, a b_0, in their
+    /// even and odd halves: limbs 0..N-1 of each are set, the rest untouched.
+    template <class C, int M>
+    CUZK_HD static void first_row(const mont& a, const mont& b, uint32_t (&e)[M], uint32_t (&o)[M]) {
+        static_assert(M >= N, "a row spans N limbs");
+        CUZK_UNROLL
+        for (int j = 0; j < N; j += 2) {
+            e[j] = C::mul_lo(a.v[j], b.v[0]);
+            e[j + 1] = C::mul_hi(a.v[j], b.v[0]);
+            o[j] = C::mul_lo(a.v[j + 1], b.v[0]);
+            o[j + 1] = C::mul_hi(a.v[j + 1], b.v[0]);
+        }
     }
 
     /// The last division by 2^32 of a mul_chain or sqr_chain frame (e[0] is
@@ -496,13 +504,7 @@ struct alignas(16) mont {
             e[k] = 0;
             o[k] = 0;
         }
-        CUZK_UNROLL
-        for (int j = 0; j < N; j += 2) {
-            e[j] = C::mul_lo(a.v[j], b.v[0]);
-            e[j + 1] = C::mul_hi(a.v[j], b.v[0]);
-            o[j] = C::mul_lo(a.v[j + 1], b.v[0]);
-            o[j + 1] = C::mul_hi(a.v[j + 1], b.v[0]);
-        }
+        first_row<C>(a, b, e, o);
         CUZK_UNROLL
         for (int i = 1; i < N; i++) {
             if (i & 1) {
@@ -642,11 +644,7 @@ struct alignas(16) mont {
     /// 4p <= 2^(32N)).
     template <class C, bool Twice = false>
     CUZK_HD static mont add_chain(const mont& a, const mont& b) {
-        mont s;
-        s.v[0] = C::add_cc(a.v[0], b.v[0]);
-        CUZK_UNROLL
-        for (int i = 1; i < N; i++) s.v[i] = C::addc_cc(a.v[i], b.v[i]);
-        return reduce_once_chain<C, Twice>(s);
+        return reduce_once_chain<C, Twice>(add_unreduced_chain<C>(a, b));
     }
 
     /// a - b, plus p (Twice: 2p) when it borrowed (the mask keeps it branch-free).
