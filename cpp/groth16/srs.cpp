@@ -52,6 +52,10 @@ void place_all(Groth16Srs& srs, rust::Slice<const uint64_t> h, rust::Slice<const
     srs.b_g2 = place(d, ArrayKind::G2Affine, b_g2, r, "b_g2");
 }
 
+/// Device memory of the quotient for an SRS of h_len h bases: five n-scalar
+/// buffers (a, b, c and two results) and the twiddles.
+uint64_t quotient_bytes(uint64_t h_len) { return 5 * 32 * (h_len + 1); }
+
 bool is_oom(const error& e) { return std::string(e.what()).rfind("cuda_oom", 0) == 0; }
 
 /// Copies of the table asked for: one per window (msm_table keeps no more).
@@ -137,9 +141,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     g16::device_memory(device, &free, &total);
 
     const uint64_t bytes = 8 * uint64_t(h.size() + l.size() + a.size() + b_g1.size() + b_g2.size());
-    // The quotient keeps five n-scalar buffers (a, b, c and two results) and
-    // the twiddles on the device.
-    const uint64_t ntt_bytes = 5 * 32 * (elements(ArrayKind::G1Affine, h, "h") + 1);
+    const uint64_t ntt_bytes = quotient_bytes(elements(ArrayKind::G1Affine, h, "h"));
     srs->resident = placement == SrsPlacement::Auto && bytes + ntt_bytes + WORKING_RESERVE <= free;
     if (srs->resident) {
         try {
@@ -181,7 +183,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
     srs->b_g1 = tiled(ArrayKind::G1Affine, g1_pattern, b);
     srs->b_g2 = tiled(ArrayKind::G2Affine, g2_pattern, b);
     srs->stream_chunk = std::max<uint64_t>(64, h / 64 * 64);
-    add_h_table(*srs, 5 * 32 * (h + 1) + WORKING_RESERVE);
+    add_h_table(*srs, quotient_bytes(h) + WORKING_RESERVE);
     warm_quotient(*srs);
     return srs;
 }

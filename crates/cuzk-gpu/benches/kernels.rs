@@ -5,13 +5,14 @@
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
 //! and 0/1 batch addition at 50 % ones; msm_g1_table, msm_g2_table: MSM
 //! 2^16..2^24 over precomputed copies of the bases (one per window, built
-//! once and not timed, as for a fixed SRS; the build time is printed). Inputs are resident on the GPU;
-//! each figure is the median of 5 runs after one warm-up, timed with CUDA
-//! events (device_ms; the MSM's own allocations and frees of its
-//! temporaries fall between the events and count, as they do in a proof),
-//! next to the call's wall time. CUZK_BENCH=arith,ntt,msm_g1,msm_g1_table,batch_add,msm_g2,msm_g2_table (any
-//! subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes) only
-//! those sizes of the NTT, MSM and batch-addition groups.
+//! once and not timed, as for a fixed SRS; the build time is printed).
+//! Inputs are resident on the GPU; each figure is the median of 5 runs
+//! after one warm-up, timed with CUDA events (device_ms; the MSM's own
+//! allocations and frees of its temporaries fall between the events and
+//! count, as they do in a proof), next to the call's wall time.
+//! CUZK_BENCH=arith,ntt,msm_g1,msm_g1_table,batch_add,msm_g2,msm_g2_table
+//! (any subset) runs only those groups; CUZK_BENCH_SIZES=24,27 (log2 sizes)
+//! only those sizes of the NTT, MSM and batch-addition groups.
 //!
 //! Bases are tiled on the device from 2^16 (G1) or 2^14 (G2) random points,
 //! and scalars from 2^20 - 3 random ones, so base i repeats every 2^16 but

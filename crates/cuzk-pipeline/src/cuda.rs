@@ -55,6 +55,12 @@ impl CudaBackend {
         cached(&self.resident, params, || GpuSrs::upload(&self.device, params, SrsPlacement::Auto))
     }
 
+    /// The SRS already uploaded for `params`, if any (no upload).
+    fn uploaded(&self, params: &Arc<Parameters>) -> Option<Arc<GpuSrs>> {
+        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        entries.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(params)).map(|(_, srs)| Arc::clone(srs))
+    }
+
     /// The recorded shape on this device, uploading it the first time, and
     /// the milliseconds an upload took (0 when it was resident).
     fn shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(Arc<DeviceShape>, f64), GpuError> {
@@ -117,17 +123,13 @@ impl ProveBackend for CudaBackend {
     }
 
     fn settle(&self, params: &Arc<Parameters>) {
-        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
-        let srs = entries.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(params)).map(|(_, srs)| Arc::clone(srs));
-        drop(entries);
-        if let Some(srs) = srs {
+        if let Some(srs) = self.uploaded(params) {
             srs.wait_for_tables();
         }
     }
 
     fn holds_bases(&self, params: &Arc<Parameters>) -> bool {
-        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
-        entries.iter().any(|(w, srs)| w.as_ptr() == Arc::as_ptr(params) && srs.is_resident())
+        self.uploaded(params).is_some_and(|srs| srs.is_resident())
     }
 
     fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {
