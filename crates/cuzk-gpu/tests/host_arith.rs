@@ -231,12 +231,16 @@ fn plus_p(x: Fp) -> Fp {
     from_words(&w)
 }
 
+/// Whether little-endian words w are at least p.
+fn at_least(w: &[u32], p: &[u32]) -> bool {
+    w.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b)
+}
+
 /// A value below 2p as the canonical element it stands for, checking the bound.
 fn canonical(x: Fp, what: &str) -> Fp {
     let p = words(&modulus_of(&Fp::p_minus_1_le()));
     let w = words(as_limbs(&[x]));
-    let geq_p = w.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b);
-    if !geq_p {
+    if !at_least(&w, &p) {
         return x;
     }
     let mut d = w.clone();
@@ -247,9 +251,7 @@ fn canonical(x: Fp, what: &str) -> Fp {
         borrow = i64::from(t < 0);
     }
     let reduced = from_words::<Fp>(&d);
-    let again = words(as_limbs(&[reduced]));
-    let still_geq = again.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b);
-    assert!(!still_geq, "{what}: {x:?} is not below 2p");
+    assert!(!at_least(&words(as_limbs(&[reduced])), &p), "{what}: {x:?} is not below 2p");
     reduced
 }
 
