@@ -74,7 +74,7 @@ rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_
     return out;
 }
 
-uint32_t msm_window_bits(uint64_t n) { return msm::window_bits_for(n); }
+uint32_t msm_window_bits(uint64_t n, uint64_t wide) { return msm::window_bits_for(msm::digit_points(n, wide)); }
 
 uint64_t msm_table_copies(uint64_t len, uint32_t copies) { return msm::table_copies(len, copies); }
 

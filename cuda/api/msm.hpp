@@ -80,8 +80,9 @@ float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, r
 /// Montgomery limbs and a window width.
 rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_t window_bits);
 
-/// The window width the MSM picks for n points.
-uint32_t msm_window_bits(uint64_t n);
+/// The window width the MSM picks for n scalars of which `wide` are neither
+/// 0 nor 1 (n for random ones).
+uint32_t msm_window_bits(uint64_t n, uint64_t wide);
 
 /// The copies msm_table(bases, copies) keeps for `len` bases (also the
 /// host function's sizing of its h table).

@@ -113,6 +113,21 @@ __global__ void digits_kernel(const fr_t* scalars, uint32_t n, uint32_t c, uint3
     });
 }
 
+/// Adds to *count the number of scalars that are neither 0 nor 1, compared in
+/// Montgomery form as blstrs stores them (plan.hpp's digit_points). Grid-stride;
+/// blockDim must be a multiple of 32.
+__global__ void wide_scalars_kernel(const fr_t* scalars, uint32_t n, unsigned long long* count) {
+    const uint64_t threads = uint64_t(gridDim.x) * blockDim.x;
+    const fr_t one = fr_t::one();
+    uint32_t wide = 0;
+    for (uint64_t i = global_thread(); i < n; i += threads) {
+        const fr_t x = scalars[i];
+        wide += x.is_zero() || x == one ? 0u : 1u;
+    }
+    const uint32_t total = __reduce_add_sync(0xffffffffu, wide);
+    if ((threadIdx.x & 31) == 0 && total) atomicAdd(count, (unsigned long long)total);
+}
+
 /// The field a mixed-addition loop accumulates in: G1's Fp kept below 2p
 /// (ff/loose.hpp), whose products skip their final subtraction; G2's Fp2
 /// as it is. loosened() takes a canonical element in, canonical() out.

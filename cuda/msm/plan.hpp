@@ -30,6 +30,22 @@ inline double window_cost(uint64_t n, uint32_t c, uint32_t copies = 1) {
     return double(n) * windows + 4.0 * sets * double(uint64_t(1) << (c - 1));
 }
 
+/// Each window's digits pass examines every scalar, which costs about
+/// 1/SCAN_SHARE of a mixed addition per scalar (its recoding and its slot).
+constexpr uint64_t SCAN_SHARE = 64;
+
+/// The points to choose the window width of a plain MSM for, when `wide` of
+/// its n scalars are neither 0 nor 1. A zero adds no digit and a one adds one
+/// (in the lowest window) whatever the width, so only the wide scalars weigh
+/// against the reduction's buckets: the tail MSMs of mostly-boolean
+/// witnesses would otherwise reduce buckets for points that add nothing to
+/// them. Narrower windows mean more of them, and each pass over all n
+/// scalars, which floors the count at n / SCAN_SHARE.
+inline uint64_t digit_points(uint64_t n, uint64_t wide) {
+    const uint64_t floor = n / SCAN_SHARE;
+    return wide > floor ? wide : floor;
+}
+
 /// The window width with the least modelled cost for n points (with
 /// `copies` precomputed copies of each base).
 inline uint32_t window_bits_for(uint64_t n, uint32_t copies = 1) {

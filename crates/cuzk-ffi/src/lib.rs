@@ -209,8 +209,8 @@ pub mod ffi {
 
         /// Host hook: the kernels' signed digits of a Montgomery scalar for window width `window_bits`.
         fn msm_signed_digits(scalar: &[u64], window_bits: u32) -> Result<Vec<i32>>;
-        /// Host hook: the window width the MSM picks for n points.
-        fn msm_window_bits(n: u64) -> u32;
+        /// Host hook: the window width the MSM picks for n scalars of which `wide` are neither 0 nor 1.
+        fn msm_window_bits(n: u64, wide: u64) -> u32;
         /// Host hook: an MSM over a table of precomputed copies, over integers mod 2^64.
         fn msm_table_model(scalars: &[u64], values: &[u64], copies: u32) -> Result<u64>;
         /// The copies `msm_table` keeps for `len` bases asked for `copies`.

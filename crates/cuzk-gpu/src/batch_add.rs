@@ -26,7 +26,7 @@ pub fn batch_add_resident<C: MsmCurve>(
     bitmap: &[u64],
 ) -> Result<DeviceRun<C::Jacobian>, GpuError> {
     let (sums, device_ms) = batch_add_resident_many(bases, bitmap, 1)?;
-    Ok(DeviceRun { sum: sums[0], device_ms })
+    Ok(DeviceRun { sum: sums[0], device_ms, window_bits: 0 })
 }
 
 /// [`batch_add_resident`] for `count` bitmaps over the same bases (one per

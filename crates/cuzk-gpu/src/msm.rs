@@ -102,6 +102,8 @@ pub struct DeviceRun<P> {
     pub sum: P,
     /// Device milliseconds.
     pub device_ms: f32,
+    /// The window width the MSM took (zero for a batch addition).
+    pub window_bits: u32,
 }
 
 /// `sum_i scalars[i] bases[i]` over the first `scalars.len()` resident
@@ -114,7 +116,7 @@ pub fn msm_resident<C: MsmCurve>(
         return Err(GpuError::InvalidInput(format!("{} scalars for {} bases", scalars.len(), bases.len())));
     }
     let windows = ffi::msm_windows(bases.array(), scalars.array())?;
-    Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms })
+    Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms, window_bits: windows.window_bits })
 }
 
 /// `sum_i scalars[i] bases[i]` on `device`, inputs copied from the host;
@@ -177,12 +179,15 @@ pub fn msm_table<C: MsmCurve>(
     scalars: &DeviceScalars,
 ) -> Result<DeviceRun<C::Jacobian>, GpuError> {
     let windows = ffi::msm_windows_table(table.array(), table.bases as u64, table.copies, scalars.array())?;
-    Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms })
+    Ok(DeviceRun { sum: combine_windows::<C>(&windows), device_ms: windows.device_ms, window_bits: windows.window_bits })
 }
 
-/// The window width the MSM kernels pick for `n` points.
-pub fn window_bits_for(n: usize) -> u32 {
-    ffi::msm_window_bits(n as u64)
+/// The window width the MSM kernels pick for `n` scalars of which `wide` are
+/// neither 0 nor 1 (`n` for random scalars): zeros and ones add the same
+/// digits at any width, so a mostly-boolean MSM takes narrower windows and
+/// reduces fewer buckets.
+pub fn window_bits_for(n: usize, wide: usize) -> u32 {
+    ffi::msm_window_bits(n as u64, wide as u64)
 }
 
 /// `sum_w 2^(c w) S_w` by Horner's rule from the top window: ~256
@@ -309,11 +314,31 @@ mod tests {
     fn window_bits_grow_with_n() {
         let mut last = 0;
         for log in 0..31 {
-            let c = window_bits_for(1 << log);
+            let c = window_bits_for(1 << log, 1 << log);
             assert!((2..=22).contains(&c) && c >= last, "n = 2^{log}: c = {c}");
             last = c;
         }
-        assert_eq!(window_bits_for(0), 2);
+        assert_eq!(window_bits_for(0, 0), 2);
+    }
+
+    /// Zeros and ones do not widen the windows: the width follows the wide
+    /// scalars, down to the floor of n / 64 (plan.hpp's digit_points).
+    #[test]
+    fn window_bits_follow_the_wide_scalars() {
+        for log in [10, 16, 20, 22, 24, 27] {
+            let n = 1usize << log;
+            let dense = window_bits_for(n, n);
+            assert_eq!(window_bits_for(n, 0), window_bits_for(n / 64, n / 64), "n = 2^{log}: the floor");
+            assert_eq!(window_bits_for(n, n / 128), window_bits_for(n, 0), "n = 2^{log}: below the floor");
+            assert_eq!(window_bits_for(n, n / 20), window_bits_for(n / 20, n / 20), "n = 2^{log}: 5 % wide");
+            assert!(window_bits_for(n, 0) < dense, "n = 2^{log}: boolean scalars keep the dense width {dense}");
+            let mut last = 0;
+            for wide in [0, n / 64, n / 20, n / 4, n / 2, n] {
+                let c = window_bits_for(n, wide);
+                assert!(c >= last && c <= dense, "n = 2^{log}, {wide} wide: c = {c}");
+                last = c;
+            }
+        }
     }
 
     /// The table MSM's index logic (copies, digit slots, bucket-set weights)

@@ -10,7 +10,7 @@ mod harness;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_gpu::arith::{G1, G2};
 use cuzk_gpu::batch_add::{batch_add, batch_add_resident, batch_add_resident_many};
-use cuzk_gpu::msm::{msm, msm_resident, msm_table, MsmCurve, MsmTable};
+use cuzk_gpu::msm::{msm, msm_resident, msm_table, window_bits_for, MsmCurve, MsmTable};
 use cuzk_gpu::{msm_g1, Device, DeviceBases, DeviceScalars, GpuError};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -23,6 +23,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("msm_g1_up_to_2_22_matches_blst", msm_g1_up_to_2_22_matches_blst),
     ("msm_g2_up_to_2_16_matches_blst", msm_g2_up_to_2_16_matches_blst),
     ("msm_equal_scalars_fill_one_bucket", msm_equal_scalars_fill_one_bucket),
+    ("msm_width_follows_the_wide_scalars", msm_width_follows_the_wide_scalars),
     ("msm_empty_and_mismatched_inputs", msm_empty_and_mismatched_inputs),
     ("msm_resident_prefixes_and_tiles", msm_resident_prefixes_and_tiles),
     ("msm_long_runs_of_repeated_points", msm_long_runs_of_repeated_points),
@@ -185,6 +186,42 @@ fn msm_equal_scalars_fill_one_bucket(device: &Device, rng: &mut ChaCha20Rng) {
     let total: G2Projective = bases.iter().map(|b| b.to_curve()).sum();
     let s = Scalar::random(&mut *rng);
     check_msm::<G2>(device, &bases, &vec![s; 1 << 12], total * s, "equal scalars, G2");
+}
+
+/// The device counts the scalars that are neither 0 nor 1 and picks the
+/// window width for them (plan.hpp's digit_points): the width it reports
+/// must be the host model's for the CPU's count, and the sum blst's, for
+/// all-zero, all-one, boolean, bit-heavy, 1 %-wide and random scalars.
+fn width_case<C: TestCurve>(device: &Device, rng: &mut ChaCha20Rng, n: usize) {
+    let bases = random_points::<C>(rng, n);
+    let uploaded = DeviceBases::<C>::upload(device, &bases).unwrap();
+    let boolean = |rng: &mut ChaCha20Rng| if rng.next_u32() % 2 == 0 { Scalar::ZERO } else { Scalar::ONE };
+    let patterns: [(&str, Vec<Scalar>); 6] = [
+        ("zeros", vec![Scalar::ZERO; n]),
+        ("ones", vec![Scalar::ONE; n]),
+        ("boolean", (0..n).map(|_| boolean(&mut *rng)).collect()),
+        ("bit-heavy", bit_heavy_scalars(rng, n)),
+        (
+            "1 % wide",
+            (0..n).map(|_| if rng.next_u32() % 100 == 0 { Scalar::random(&mut *rng) } else { boolean(&mut *rng) }).collect(),
+        ),
+        ("random", random_scalars(rng, n)),
+    ];
+    for (what, scalars) in patterns {
+        let wide = scalars.iter().filter(|s| **s != Scalar::ZERO && **s != Scalar::ONE).count();
+        let run = msm_resident(&uploaded, &DeviceScalars::upload(device, &scalars).unwrap()).unwrap();
+        assert_eq!(run.window_bits, window_bits_for(n, wide), "{what}: n = {n}, {wide} wide");
+        assert_eq!(run.sum, reference::<C>(&bases, &scalars), "{what}: n = {n}");
+    }
+}
+
+fn msm_width_follows_the_wide_scalars(device: &Device, rng: &mut ChaCha20Rng) {
+    for n in [1, 2, 3, 100, (1 << 16) + 1, (1 << 20) + 1] {
+        width_case::<G1>(device, rng, n);
+    }
+    for n in [3, (1 << 12) + 1] {
+        width_case::<G2>(device, rng, n);
+    }
 }
 
 fn msm_empty_and_mismatched_inputs(device: &Device, rng: &mut ChaCha20Rng) {
