@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../ntt/domain.hpp"
@@ -62,11 +63,17 @@ void gather_as(const DeviceArray& src, const uint32_t* positions, uint64_t count
     s.sync();
 }
 
-/// (a·b − c)·z_inv into a: the quotient's values on the coset, where Z is
-/// the constant g^n − 1.
-__global__ void divide_kernel(fr_t* a, const fr_t* b, const fr_t* c, fr_t z_inv, uint64_t n) {
+/// a·b into a: the product's values on the coset.
+__global__ void product_kernel(fr_t* a, const fr_t* b, uint64_t n) {
     const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < n) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+    if (i < n) a[i] = a[i] * b[i];
+}
+
+/// (r − c)·z_inv into r: h's coefficients from those of r = a·b mod
+/// (X^n − g^n) and of c (quotient_engine::state::divide_to_h).
+__global__ void subtract_scaled_kernel(fr_t* r, const fr_t* c, fr_t z_inv, uint64_t n) {
+    const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) r[i] = (r[i] - c[i]) * z_inv;
 }
 
 fr_t pow2_power(fr_t x, uint32_t log) {
@@ -185,14 +192,13 @@ struct quotient_engine::state {
         }
     }
 
-    /// Uploads m evaluations (upload_staged), zero-pads to n, and queues
-    /// their move to the coset behind the upload.
-    void to_coset(fr_t* buf, const uint64_t* host, uint64_t m) {
+    /// Uploads m evaluations (upload_staged), zero-padded to n, and makes
+    /// the transform stream wait for them.
+    void upload_evaluations(fr_t* buf, const uint64_t* host, uint64_t m) {
         if (m < n) CUZK_CUDA(cudaMemsetAsync(buf + m, 0, (n - m) * sizeof(fr_t), copy));
         upload_staged(buf, host, m * sizeof(fr_t));
         CUZK_CUDA(cudaEventRecord(uploaded, copy));
         CUZK_CUDA(cudaStreamWaitEvent(s, uploaded, 0));
-        move_to_coset(buf);
     }
 
     /// buf's evaluations on the domain to its evaluations on the coset, in
@@ -202,11 +208,19 @@ struct quotient_engine::state {
         transform(t[slot].get(), buf, false, true);
     }
 
-    /// (a·b − c)·Z⁻¹ on the coset into a, then h's coefficients into t[slot].
+    /// h's coefficients into t[slot], from a and b on the coset and c's
+    /// evaluations on the domain, in six transforms instead of seven: c enters
+    /// linearly, so with r = a·b mod (X^n − g^n), the polynomial that the
+    /// inverse coset transform of a·b's values gives, h = (a·b − c)/Z agrees
+    /// with (r − c)/(g^n − 1) on the coset, and both have degree below n, so
+    /// they are equal. c needs its coefficients only, not its coset values.
     void divide_to_h() {
-        divide_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(a.get(), b.get(), c.get(), z_inv, n);
+        product_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(a.get(), b.get(), n);
         CUZK_LAUNCHED();
+        transform(c.get(), b.get(), true, false);
         transform(a.get(), t[slot].get(), true, true);
+        subtract_scaled_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(t[slot].get(), b.get(), z_inv, n);
+        CUZK_LAUNCHED();
     }
 
     /// [inputs | aux] into the witness through the staging buffers.
@@ -301,9 +315,11 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, co
         st.s.sync();
         return *st.result[st.slot];
     }
-    st.to_coset(st.a.get(), a, m);
-    st.to_coset(st.b.get(), b, m);
-    st.to_coset(st.c.get(), c, m);
+    for (auto [buf, host] : {std::pair{st.a.get(), a}, std::pair{st.b.get(), b}}) {
+        st.upload_evaluations(buf, host, m);
+        st.move_to_coset(buf);
+    }
+    st.upload_evaluations(st.c.get(), c, m);
     st.divide_to_h();
     st.s.sync();
     return *st.result[st.slot];
@@ -327,7 +343,7 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
         CUZK_CUDA(cudaMemsetAsync(h, 0, sizeof(fr_t), st.s));
     } else {
-        for (fr_t* buf : {st.a.get(), st.b.get(), st.c.get()}) st.move_to_coset(buf);
+        for (fr_t* buf : {st.a.get(), st.b.get()}) st.move_to_coset(buf);
         st.divide_to_h();
     }
     spmv::check_rows(st.witness, st.s);

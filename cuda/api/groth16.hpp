@@ -53,7 +53,8 @@ public:
 
     /// h's n coefficients (the top one zero) from the first m evaluations of
     /// a, b, c on the domain (Montgomery Fr limbs, m <= n; the rest are zero):
-    /// iNTT, coset NTT, (a·b − c)·Z⁻¹ on the coset, inverse coset NTT. The
+    /// a and b to the coset (iNTT, coset NTT), their product there, its
+    /// inverse coset NTT, then c's iNTT subtracted and Z⁻¹ applied. The
     /// work is finished when the call returns. The array stays valid until
     /// the call after next: results alternate between two arrays, so one
     /// thread may run an MSM over this circuit's h while another computes

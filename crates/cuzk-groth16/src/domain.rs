@@ -117,6 +117,17 @@ impl Domain {
         ntt::distribute_powers(coset_evals, self.generator_inv(), c);
     }
 
+    /// Evaluations of p on H (natural order, zero-padded when shorter than n)
+    /// → p's coefficients (natural order) times 1/Z on g·H: the part the
+    /// prover's quotient subtracts for c, which needs no coset evaluations.
+    pub fn coefficients_times_z_inv(&self, evals: &[Scalar]) -> Vec<Scalar> {
+        assert!(evals.len() <= self.size(), "more evaluations than domain points");
+        let mut v = ntt::bit_reversed(evals, self.size());
+        ntt::dit(&mut v, &self.inv_table);
+        ntt::scale(&mut v, self.size_inv * self.z_on_coset_inv());
+        v
+    }
+
     fn generator_inv(&self) -> Scalar {
         Scalar::MULTIPLICATIVE_GENERATOR.invert().expect("generator is non-zero")
     }

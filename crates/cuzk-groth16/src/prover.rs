@@ -31,7 +31,7 @@ use crate::proof::Proof;
 /// call's wall time.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ProveTimings {
-    /// iNTT, coset NTT, (ab − c)/Z and inverse coset NTT of a, b, c.
+    /// The quotient: a and b to the coset and back as a·b, c interpolated (`quotient`).
     pub ntt_ms: f64,
     /// MSM of the quotient coefficients with the H query.
     pub msm_h_ms: f64,
@@ -175,16 +175,26 @@ fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Do
 
 /// The coefficients h₀..h_{n−2} of h = (a·b − c)/Z.
 ///
-/// a, b, c are evaluations on H; interpolating and re-evaluating them on the coset
-/// g·H (where Z is a non-zero constant) lets us divide pointwise. deg(a·b − c) ≤ 2n − 2,
-/// so deg h ≤ n − 2 and the top coefficient is zero: the H query has n − 1 bases.
-/// The coset evaluations stay in bit-reversed order; the pointwise step does not care.
+/// a, b, c are evaluations on H; interpolating and re-evaluating a and b on
+/// the coset g·H (where Z is the non-zero constant gⁿ − 1) lets us multiply
+/// pointwise, and the inverse coset transform of a·b gives r = a·b mod
+/// (Xⁿ − gⁿ). h = (a·b − c)/Z and (r − c)/(gⁿ − 1) agree on the coset and
+/// both have degree below n, so they are equal: c needs only its
+/// interpolation, six transforms instead of seven. deg(a·b − c) ≤ 2n − 2,
+/// so deg h ≤ n − 2 and the top coefficient is zero: the H query has n − 1
+/// bases. The coset evaluations stay in bit-reversed order; the pointwise
+/// step does not care.
 fn quotient(domain: &Domain, pa: &ProvingAssignment<Scalar>) -> Vec<Scalar> {
     let on_coset = |evals: &[Scalar]| domain.coset_evals_bit_reversed(evals);
-    let (mut a, (b, c)) = rayon::join(|| on_coset(&pa.a), || rayon::join(|| on_coset(&pa.b), || on_coset(&pa.c)));
-    a.par_iter_mut().zip(b.par_iter()).zip(c.par_iter()).for_each(|((a, b), c)| *a = *a * b - c);
-    drop((b, c));
+    let (mut a, (b, c)) = rayon::join(
+        || on_coset(&pa.a),
+        || rayon::join(|| on_coset(&pa.b), || domain.coefficients_times_z_inv(&pa.c)),
+    );
+    a.par_iter_mut().zip(b.par_iter()).for_each(|(a, b)| *a *= b);
+    drop(b);
     domain.coefficients_over_z(&mut a);
+    a.par_iter_mut().zip(c.par_iter()).for_each(|(a, c)| *a -= c);
+    drop(c);
     a.truncate(domain.size() - 1);
     a
 }
