@@ -173,30 +173,13 @@ fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Do
     Ok(domain)
 }
 
-/// The coefficients h₀..h_{n−2} of h = (a·b − c)/Z.
-///
-/// a, b, c are evaluations on H; interpolating and re-evaluating a and b on
-/// the coset g·H (where Z is the non-zero constant gⁿ − 1) lets us multiply
-/// pointwise, and the inverse coset transform of a·b gives r = a·b mod
-/// (Xⁿ − gⁿ). h = (a·b − c)/Z and (r − c)/(gⁿ − 1) agree on the coset and
-/// both have degree below n, so they are equal: c needs only its
-/// interpolation, six transforms instead of seven. deg(a·b − c) ≤ 2n − 2,
-/// so deg h ≤ n − 2 and the top coefficient is zero: the H query has n − 1
-/// bases. The coset evaluations stay in bit-reversed order; the pointwise
-/// step does not care.
+/// The coefficients h₀..h_{n−2} of h = (a·b − c)/Z (`Domain::quotient`).
+/// deg(a·b − c) ≤ 2n − 2, so deg h ≤ n − 2 and the top coefficient is zero:
+/// the H query has n − 1 bases.
 fn quotient(domain: &Domain, pa: &ProvingAssignment<Scalar>) -> Vec<Scalar> {
-    let on_coset = |evals: &[Scalar]| domain.coset_evals_bit_reversed(evals);
-    let (mut a, (b, c)) = rayon::join(
-        || on_coset(&pa.a),
-        || rayon::join(|| on_coset(&pa.b), || domain.coefficients_times_z_inv(&pa.c)),
-    );
-    a.par_iter_mut().zip(b.par_iter()).for_each(|(a, b)| *a *= b);
-    drop(b);
-    domain.coefficients_over_z(&mut a);
-    a.par_iter_mut().zip(c.par_iter()).for_each(|(a, c)| *a -= c);
-    drop(c);
-    a.truncate(domain.size() - 1);
-    a
+    let mut h = domain.quotient(&pa.a, &pa.b, &pa.c);
+    h.truncate(domain.size() - 1);
+    h
 }
 
 /// Σ aᵢ·uᵢ(τ) (G1) and Σ aᵢ·vᵢ(τ) (G1 and G2) over the variables each query holds.
