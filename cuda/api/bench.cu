@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../ec/point.hpp"
+#include "../msm/accumulation.hpp"
 #include "bench.hpp"
 #include "cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
@@ -35,6 +36,9 @@ __global__ void fp_mul_chain_kernel(const fp_t* seeds, uint32_t k, uint64_t thre
     out[t] = x;
 }
 
+/// The bucket accumulation's mixed addition as the MSM runs it: in
+/// msm::accumulation_field (G1's Fp kept below 2p), the sum leaving in
+/// canonical form.
 __global__ void g1_add_chain_kernel(const affine<fp_t>* bases, uint32_t k, uint64_t threads, uint32_t iters,
                                     xyzz<fp_t>* out) {
     __shared__ affine<fp_t> s[MAX_OPERANDS];
@@ -43,9 +47,10 @@ __global__ void g1_add_chain_kernel(const affine<fp_t>* bases, uint32_t k, uint6
     const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= threads) return;
     const uint32_t mask = k - 1;
-    xyzz<fp_t> acc = xyzz<fp_t>::from_affine(s[t & mask]);
-    for (uint32_t j = 1; j <= iters; j++) acc = acc.add_affine(s[(t + j) & mask]);
-    out[t] = acc;
+    using A = msm::accumulation_field<fp_t>;
+    xyzz<A> acc = xyzz<A>::from_affine(msm::loosened(s[t & mask]));
+    for (uint32_t j = 1; j <= iters; j++) acc = acc.add_affine(msm::loosened(s[(t + j) & mask]));
+    out[t] = msm::canonical(acc);
 }
 
 /// Uploads the k operands, runs `launch(operands, out)` on `threads`

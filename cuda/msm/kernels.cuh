@@ -4,7 +4,7 @@
 #pragma once
 
 #include "../ec/point.hpp"
-#include "../ff/loose.hpp"
+#include "accumulation.hpp"
 #include "digits.hpp"
 #include "plan.hpp"
 #include "segments.hpp"
@@ -126,27 +126,6 @@ __global__ void wide_scalars_kernel(const fr_t* scalars, uint32_t n, unsigned lo
     }
     const uint32_t total = __reduce_add_sync(0xffffffffu, wide);
     if ((threadIdx.x & 31) == 0 && total) atomicAdd(count, (unsigned long long)total);
-}
-
-/// The field a mixed-addition loop accumulates in: G1's Fp kept below 2p
-/// (ff/loose.hpp), whose products skip their final subtraction; G2's Fp2
-/// as it is. loosened() takes a canonical element in, canonical() out.
-__device__ inline ff::loose<ff::fp_t> loosened(const ff::fp_t& x) { return ff::loose<ff::fp_t>::of(x); }
-__device__ inline ff::fp2_t loosened(const ff::fp2_t& x) { return x; }
-__device__ inline ff::fp_t canonical(const ff::loose<ff::fp_t>& x) { return x.canonical(); }
-__device__ inline ff::fp2_t canonical(const ff::fp2_t& x) { return x; }
-
-template <class F>
-using accumulation_field = decltype(loosened(F{}));
-
-template <class F>
-__device__ affine<accumulation_field<F>> loosened(const affine<F>& p) {
-    return {loosened(p.x), loosened(p.y)};
-}
-
-template <class A>
-__device__ auto canonical(const xyzz<A>& p) -> xyzz<decltype(canonical(p.X))> {
-    return {canonical(p.X), canonical(p.Y), canonical(p.ZZ), canonical(p.ZZZ)};
 }
 
 /// First level of the bucket accumulation: each of the grid's threads sums an

@@ -127,7 +127,8 @@ pub fn fp_mul_chain_reference(seeds: &[Fp], t: usize, iters: u32) -> Fp {
     seeds[t % k] * seeds[(t + 1) % k].pow_vartime([u64::from(iters)])
 }
 
-/// `threads` chains of `iters` G1 mixed additions on the device (see
+/// `threads` chains of `iters` G1 mixed additions on the device, in the
+/// MSM bucket accumulation's arithmetic (Fp kept below 2p; see
 /// [`g1_add_chain_reference`]; `bases.len()` a power of two up to 256);
 /// returns the first `sample` sums.
 pub fn g1_add_chain(
