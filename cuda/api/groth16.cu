@@ -5,7 +5,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "../ntt/domain.hpp"
@@ -315,10 +314,10 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, co
         st.s.sync();
         return *st.result[st.slot];
     }
-    for (auto [buf, host] : {std::pair{st.a.get(), a}, std::pair{st.b.get(), b}}) {
-        st.upload_evaluations(buf, host, m);
-        st.move_to_coset(buf);
-    }
+    st.upload_evaluations(st.a.get(), a, m);
+    st.move_to_coset(st.a.get());
+    st.upload_evaluations(st.b.get(), b, m);
+    st.move_to_coset(st.b.get());
     st.upload_evaluations(st.c.get(), c, m);
     st.divide_to_h();
     st.s.sync();

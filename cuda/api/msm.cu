@@ -59,7 +59,7 @@ void append_limbs(rust::Vec<uint64_t>& out, const T& value) {
 template <class F>
 MsmWindows run_msm(const DeviceArray& bases, uint64_t table_n, uint32_t copies, const DeviceArray& scalars) {
     const uint64_t n = scalars.len();
-    MsmWindows result{msm::chosen_window_bits(n, n, table_n, copies), {}, 0.0f};
+    MsmWindows result{0, {}, 0.0f};
     if (n == 0) return result;
     cuda::stream s;
     cuda::stream_timer timer(s);

@@ -119,13 +119,6 @@ inline msm_layout layout_for(uint32_t n, uint32_t c, uint32_t windows, uint32_t 
     return l;
 }
 
-/// The window width of an MSM over n scalars of which `wide` are neither 0
-/// nor 1 (digit_points), or over a table of `copies` precomputed copies of
-/// table_n bases (table_kernel), where it was fixed when the table was built.
-inline uint32_t chosen_window_bits(uint64_t n, uint64_t wide, uint64_t table_n, uint32_t copies) {
-    return copies > 1 ? window_bits_for(table_n, copies) : window_bits_for(digit_points(n, wide));
-}
-
 /// The number of the n scalars that are neither 0 nor 1 (wide_scalars_kernel),
 /// waited for: one read of the scalars, ~1 ms at 2^27.
 inline uint64_t count_wide(const fr_t* scalars, uint32_t n, cudaStream_t s) {
@@ -151,7 +144,10 @@ uint32_t msm_windows(const affine<F>* bases, uint32_t table_n, uint32_t copies, 
     const uint64_t level1_cap = resident_threads(accumulate_points_kernel<F>);
     const uint64_t segment_cap =
         std::min(resident_threads(suffix_kernel<F>), resident_threads(segment_sum_kernel<F>));
-    const uint32_t c = chosen_window_bits(n, copies > 1 ? n : count_wide(scalars, n, s), table_n, copies);
+    // A table fixed the width when it was built; a plain MSM takes it for
+    // its wide scalars (digit_points).
+    const uint32_t c = copies > 1 ? window_bits_for(table_n, copies)
+                                  : window_bits_for(digit_points(n, count_wide(scalars, n, s)));
     const uint32_t stride = window_stride(c, copies);
     const uint32_t windows = stride;
     const uint32_t per_set = (window_count(c) + stride - 1) / stride;

@@ -141,7 +141,7 @@ pub mod ffi {
     /// sum_w 2^(window_bits * w) S_w, a chain of doublings the host finishes.
     #[derive(Debug)]
     pub struct MsmWindows {
-        /// Window width c of the signed-digit recoding.
+        /// Window width c of the signed-digit recoding (0 for no scalars).
         pub window_bits: u32,
         /// The window sums S_0, S_1, ... as blstrs Jacobian limbs, lowest window first.
         pub sums: Vec<u64>,

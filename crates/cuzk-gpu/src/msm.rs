@@ -102,7 +102,7 @@ pub struct DeviceRun<P> {
     pub sum: P,
     /// Device milliseconds.
     pub device_ms: f32,
-    /// The window width the MSM took (zero for a batch addition).
+    /// The window width the MSM took (zero for a batch addition or no scalars).
     pub window_bits: u32,
 }
 
