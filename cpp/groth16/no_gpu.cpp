@@ -21,9 +21,11 @@ quotient_engine::~quotient_engine() = default;
 void release_idle_quotients(int32_t) {}
 void quotient_engine::upload(const DeviceArray&, const void*) { unavailable(); }
 std::unique_ptr<DeviceArray> quotient_engine::recorded_witness() const { unavailable(); }
-const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t) { unavailable(); }
+const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, uint64_t, const std::function<void()>&) {
+    unavailable();
+}
 const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs&, const uint64_t*, uint64_t, const uint64_t*,
-                                                 uint64_t) {
+                                                 uint64_t, const std::function<void()>&) {
     unavailable();
 }
 

@@ -322,15 +322,13 @@ circuit_view view_of(const Groth16Circuit& c, size_t i) {
     return v;
 }
 
-/// The number of constraints of circuit i: its a, b, c evaluations, or
+/// The number of constraints of circuit i: its a and b evaluations, or
 /// with a recorded shape (which computes them), the shape's rows.
 uint64_t constraints_of(const Groth16Circuit& c, size_t i, const DeviceR1cs* shape) {
     const uint64_t m = scalars_in(c.a, i, "a");
-    if (scalars_in(c.b, i, "b") != m || scalars_in(c.c, i, "c") != m)
-        throw_invalid("circuit " + std::to_string(i) + ": a, b and c differ in length");
+    if (scalars_in(c.b, i, "b") != m) throw_invalid("circuit " + std::to_string(i) + ": a and b differ in length");
     if (!shape) return m;
-    if (m != 0)
-        throw_invalid("circuit " + std::to_string(i) + ": a, b and c must be empty when the shape computes them");
+    if (m != 0) throw_invalid("circuit " + std::to_string(i) + ": a and b must be empty when the shape computes them");
     if (c.input.size() != 4 * shape->num_inputs() || c.aux.size() != 4 * shape->num_aux())
         throw_invalid("circuit " + std::to_string(i) + ": the shape has " + std::to_string(shape->num_inputs()) +
                       " inputs and " + std::to_string(shape->num_aux()) + " aux variables, the witness " +
@@ -377,17 +375,22 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     const size_t count = bt.circuits.size();
     if (count == 0) return tm;
 
-    // The split runs on the CPU while the device computes H.
+    // The split runs on the CPU while the device computes H. It starts once
+    // the first circuit's a and b are out of host memory: that upload is the
+    // one nothing hides, and the split's threads slowed its copies.
     auto tmp = std::make_shared<host_temporaries>();
     std::exception_ptr prep_error;
-    std::thread prep([&] {
-        try {
-            tm.pre_prep_ms = ms_between(t0, steady::now());
-            prepare(bt, *tmp, tm);
-        } catch (...) {
-            prep_error = std::current_exception();
-        }
-    });
+    std::thread prep;
+    auto start_prep = [&] {
+        prep = std::thread([&] {
+            try {
+                tm.pre_prep_ms = ms_between(t0, steady::now());
+                prepare(bt, *tmp, tm);
+            } catch (...) {
+                prep_error = std::current_exception();
+            }
+        });
+    };
     struct joiner {
         std::thread& t;
         ~joiner() {
@@ -401,11 +404,11 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     std::optional<quotient_engine> held;
     timed(&tm.ntt_msm_h_ms, [&] {
         quotient_engine& engine = held.emplace(device, bt.log_n);
-        auto quotient = [&](size_t i) -> const DeviceArray* {
+        auto quotient = [&](size_t i, const std::function<void()>& host_read) -> const DeviceArray* {
             const Groth16Circuit& c = *bt.inputs[i];
             return shape ? &engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(),
-                                                c.aux.size() / 4)
-                         : &engine.run(c.a.data(), c.b.data(), c.c.data(), c.a.size() / 4);
+                                                c.aux.size() / 4, host_read)
+                         : &engine.run(c.a.data(), c.b.data(), c.a.size() / 4, host_read);
         };
         // Circuit i + 1's quotient (its upload, a, b, c and the NTTs) runs
         // on a thread of its own while circuit i's H MSM runs here: the
@@ -413,13 +416,14 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
         // last wave) with the quotient's kernels. The engine alternates two
         // result arrays, so circuit i's h stays valid meanwhile. Declared
         // after the engine, the future is waited for before the engine goes.
-        const DeviceArray* h = quotient(0);
+        // Every run that returns has called start_prep.
+        const DeviceArray* h = quotient(0, start_prep);
         std::future<const DeviceArray*> next;
         // Null while the SRS's table is still being built (srs.hpp).
         const std::shared_ptr<const DeviceArray> h_table = srs.h_table.get();
         for (size_t i = 0; i < count; i++) {
             if (i > 0) h = next.get();
-            if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1);
+            if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1, std::function<void()>());
             if (h_table) {
                 add_windows(pending, sums[i].h,
                             msm_windows_table(*h_table, srs.h.len, srs.h_table.copies(), view(*h, 0, bt.n - 1)));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "msm.hpp"
@@ -52,14 +53,24 @@ public:
     quotient_engine& operator=(const quotient_engine&) = delete;
 
     /// h's n coefficients (the top one zero) from the first m evaluations of
-    /// a, b, c on the domain (Montgomery Fr limbs, m <= n; the rest are zero):
-    /// a and b to the coset (iNTT, coset NTT), their product there, its
-    /// inverse coset NTT, then c's iNTT subtracted and Z⁻¹ applied. The
-    /// work is finished when the call returns. The array stays valid until
+    /// a and b on the domain (Montgomery Fr limbs, m <= n; the rest are
+    /// zero): a and b to the coset (iNTT, coset NTT), their product there,
+    /// its inverse coset NTT, then c's iNTT subtracted and Z⁻¹ applied.
+    /// c's evaluations are a·b on the domain, as they are for any witness
+    /// that satisfies the circuit, so they are computed here, not uploaded.
+    /// (For one that does not, the proof fails to verify either way: the
+    /// verifier's equation then holds only where the interpolations of c
+    /// and of a·b agree, which a random τ misses but with chance n/r.)
+    /// The work is finished when the call returns. The array stays valid until
     /// the call after next: results alternate between two arrays, so one
     /// thread may run an MSM over this circuit's h while another computes
     /// the next circuit's (calls on one engine must not overlap).
-    const DeviceArray& run(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t m);
+    /// `host_read`, when given, is called on this thread as soon as the call
+    /// has copied a and b out of host memory, before the transforms end:
+    /// the host function starts its CPU split there, whose threads would
+    /// otherwise slow the copies (a 2^27 circuit uploads 8.6 GB).
+    const DeviceArray& run(const uint64_t* a, const uint64_t* b, uint64_t m,
+                           const std::function<void()>& host_read = {});
 
     /// As `run`, with a, b, c computed on the device by `shape` from the
     /// witness, host Montgomery limbs of num_inputs inputs and num_aux aux
@@ -68,7 +79,7 @@ public:
     /// checks both before any call). Throws unsatisfied(row=R) for the lowest row where a·b ≠ c,
     /// after which the engine is as usable as after a success.
     const DeviceArray& run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
-                                    const uint64_t* aux, uint64_t num_aux);
+                                    const uint64_t* aux, uint64_t num_aux, const std::function<void()>& host_read = {});
 
     /// Copies dst.len() elements from host memory into dst (on this engine's
     /// device) through the engine's pinned staging buffers and copy threads,

@@ -304,10 +304,10 @@ pub mod ffi {
     pub struct Groth16Circuit<'a> {
         /// A's evaluation per constraint (4 limbs each).
         pub a: &'a [u64],
-        /// B's evaluation per constraint.
+        /// B's evaluation per constraint. C's is not passed: for a
+        /// satisfying witness it is A's times B's, which the device computes
+        /// instead of uploading a third array (4.3 GB per 2^27 circuit).
         pub b: &'a [u64],
-        /// C's evaluation per constraint.
-        pub c: &'a [u64],
         /// Public inputs, the constant one first.
         pub input: &'a [u64],
         /// Private witness.
@@ -333,7 +333,7 @@ pub mod ffi {
         pub split_alloc_ms: f64,
         /// The rest of the prep thread: classifying scalars, tail positions, host gathers.
         pub prep_msm_ms: f64,
-        /// NTTs of a, b, c and the H MSM, all circuits.
+        /// The quotient (uploads, NTTs) and the H MSM, all circuits.
         pub ntt_msm_h_ms: f64,
         /// Batch additions of the ones of L, A, B (G1).
         pub batch_add_ms: f64,
@@ -417,7 +417,7 @@ pub mod ffi {
             proofs: &mut [u8],
         ) -> Result<Groth16Timings>;
         /// As `generate_groth16_proofs_c` for circuits of `shape` (on the SRS's device), whose
-        /// a, b, c are empty: the device computes them from each witness.
+        /// a and b are empty: the device computes a, b and c from each witness.
         fn generate_groth16_proofs_recorded_c<'a>(
             device: i32,
             srs: &Groth16Srs,

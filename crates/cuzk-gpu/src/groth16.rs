@@ -89,7 +89,6 @@ pub fn prove_recorded(
         .map(|(w, (r, s))| ffi::Groth16Circuit {
             a: &[],
             b: &[],
-            c: &[],
             input: as_limbs(&w.inputs),
             aux: as_limbs(&w.aux),
             a_aux_density: a_aux.words(),
@@ -132,7 +131,6 @@ fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> 
     ffi::Groth16Circuit {
         a: as_limbs(&pa.a),
         b: as_limbs(&pa.b),
-        c: as_limbs(&pa.c),
         input: as_limbs(&pa.input_assignment),
         aux: as_limbs(&pa.aux_assignment),
         a_aux_density: pa.a_aux_density.words(),
@@ -155,13 +153,8 @@ struct Needs<'a> {
 /// Checks every query size of the SRS against what the assignment needs,
 /// as the CPU prover does, naming both sizes when they differ.
 pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(), GpuError> {
-    if pa.b.len() != pa.a.len() || pa.c.len() != pa.a.len() {
-        return Err(GpuError::InvalidInput(format!(
-            "a, b, c have {}, {}, {} evaluations",
-            pa.a.len(),
-            pa.b.len(),
-            pa.c.len()
-        )));
+    if pa.b.len() != pa.a.len() {
+        return Err(GpuError::InvalidInput(format!("a, b have {}, {} evaluations", pa.a.len(), pa.b.len())));
     }
     check_needs(
         sizes,
@@ -258,7 +251,7 @@ mod tests {
             }
         }
         let mut short = pa.clone();
-        short.c.pop();
+        short.b.pop();
         assert!(matches!(check_sizes(&ok, &short), Err(GpuError::InvalidInput(_))));
     }
 

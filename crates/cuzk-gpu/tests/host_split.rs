@@ -127,7 +127,6 @@ fn view<'a>(w: &'a Witness, d: &'a Densities) -> ffi::Groth16Circuit<'a> {
     ffi::Groth16Circuit {
         a: &[],
         b: &[],
-        c: &[],
         input: as_limbs(&w.input),
         aux: as_limbs(&w.aux),
         a_aux_density: &d.a_aux,
