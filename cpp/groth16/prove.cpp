@@ -376,8 +376,8 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     if (count == 0) return tm;
 
     // The split runs on the CPU while the device computes H. It starts once
-    // the first circuit's a and b are out of host memory: that upload is the
-    // one nothing hides, and the split's threads slowed its copies.
+    // the first circuit's uploads (a and b, or its witness) have left host
+    // memory: nothing hides that upload, and the split's threads slowed it.
     auto tmp = std::make_shared<host_temporaries>();
     std::exception_ptr prep_error;
     std::thread prep;
@@ -410,7 +410,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
                                                 c.aux.size() / 4, host_read)
                          : &engine.run(c.a.data(), c.b.data(), c.a.size() / 4, host_read);
         };
-        // Circuit i + 1's quotient (its upload, a, b, c and the NTTs) runs
+        // Circuit i + 1's quotient (its uploads and NTTs) runs
         // on a thread of its own while circuit i's H MSM runs here: the
         // device fills the MSM's gaps (its sort, its host round trips, its
         // last wave) with the quotient's kernels. The engine alternates two

@@ -138,7 +138,7 @@ struct quotient_engine::state {
     uint32_t log_n;
     uint64_t n;
     /// Transforms run on `s`, uploads on `copy`, so the upload of b
-    /// overlaps a's first transform.
+    /// overlaps a's transforms.
     cuda::stream s, copy;
     /// a, b, c, then h in one of two result buffers (each call's transform
     /// scratch too), taken in turn, so the caller's H MSM can read one

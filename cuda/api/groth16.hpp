@@ -68,7 +68,7 @@ public:
     /// `host_read`, when given, is called on this thread as soon as the call
     /// has copied a and b out of host memory, before the transforms end:
     /// the host function starts its CPU split there, whose threads would
-    /// otherwise slow the copies (a 2^27 circuit uploads 8.6 GB).
+    /// otherwise slow the copies (a 2^27 circuit uploads 8.3 GB).
     const DeviceArray& run(const uint64_t* a, const uint64_t* b, uint64_t m,
                            const std::function<void()>& host_read = {});
 

@@ -306,7 +306,7 @@ pub mod ffi {
         pub a: &'a [u64],
         /// B's evaluation per constraint. C's is not passed: for a
         /// satisfying witness it is A's times B's, which the device computes
-        /// instead of uploading a third array (4.3 GB per 2^27 circuit).
+        /// instead of uploading a third array (4.2 GB per 2^27 circuit).
         pub b: &'a [u64],
         /// Public inputs, the constant one first.
         pub input: &'a [u64],
