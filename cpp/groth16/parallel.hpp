@@ -5,12 +5,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace cuzk::g16 {
 
@@ -66,9 +72,30 @@ void parallel_for(size_t n, unsigned threads, F&& f) {
     }
 }
 
+/// Gives the pages of [p, p + bytes) back to the system 64 MiB at a time,
+/// before the block itself is freed. One munmap of gigabytes holds the
+/// process's memory map for tens of milliseconds, and any thread that maps
+/// memory meanwhile waits: the freeing thread's release of a 2^27 call's
+/// split stalled the caller by 20-70 ms after the call returned (PERF round
+/// 45). Each madvise holds it for one step only.
+inline void release_pages(void* p, size_t bytes) noexcept {
+#if defined(__linux__)
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t step = uintptr_t(64) << 20;
+    const uintptr_t first = (uintptr_t(p) + page - 1) / page * page;
+    const uintptr_t end = (uintptr_t(p) + bytes) / page * page;
+    for (uintptr_t at = first; at < end; at += step)
+        madvise(reinterpret_cast<void*>(at), std::min<uintptr_t>(step, end - at), MADV_DONTNEED);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /// std::allocator, except that a vector's own elements are default-
 /// initialised (left as they are, for the trivial types below) instead of
-/// value-initialised: see host_vector.
+/// value-initialised, and that a large array's pages are released in steps
+/// (release_pages) before it is freed: see host_vector.
 template <class T>
 struct default_init_allocator : std::allocator<T> {
     template <class U>
@@ -86,6 +113,13 @@ struct default_init_allocator : std::allocator<T> {
     void construct(U* p, Args&&... args) {
         ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
+    void deallocate(T* p, size_t n) noexcept {
+        if (n * sizeof(T) >= RELEASE_IN_STEPS) release_pages(p, n * sizeof(T));
+        std::allocator<T>::deallocate(p, n);
+    }
+    /// Below this an array is freed in one go: glibc keeps smaller blocks
+    /// (below its 32 MiB largest mmap threshold) in its heap for reuse.
+    static constexpr size_t RELEASE_IN_STEPS = size_t(64) << 20;
 };
 
 /// The split's large host arrays (bitmaps, tail positions and scalars).
