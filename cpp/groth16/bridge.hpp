@@ -66,4 +66,7 @@ void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uin
 /// `circuits`, on `threads` threads, flattened into a Groth16Split.
 Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query, uint32_t threads);
 
+/// Host test hook: g16::release_pages over buffer[first, first + len).
+void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len);
+
 }  // namespace cuzk

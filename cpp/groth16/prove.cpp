@@ -517,6 +517,13 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
     return out;
 }
 
+void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len) {
+    if (first > buffer.size() || len > buffer.size() - first)
+        throw_invalid("release_pages: " + std::to_string(first) + " + " + std::to_string(len) + " past " +
+                      std::to_string(buffer.size()) + " bytes");
+    release_pages(buffer.data() + first, len);
+}
+
 namespace {
 
 /// cxx turns std::exceptions into Rust errors; anything else would abort.

@@ -430,6 +430,9 @@ pub mod ffi {
         fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32) -> Result<Groth16Split>;
         /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
         fn groth16_epilogue_hook(vk: &[u64], sums: &[u64], rs: &[u64], proof: &mut [u8]) -> Result<()>;
+        /// Host hook: the split's stepwise release of pages over buffer[first..first + len]
+        /// (whole pages inside it read zero afterwards, every other byte is kept).
+        fn release_pages_hook(buffer: &mut [u8], first: usize, len: usize) -> Result<()>;
     }
 }
 

@@ -233,7 +233,7 @@ fn plus_p(x: Fp) -> Fp {
 
 /// Whether little-endian words w are at least p.
 fn at_least(w: &[u32], p: &[u32]) -> bool {
-    w.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).is_none_or(|(a, b)| a > b)
+    w.iter().rev().zip(p.iter().rev()).find(|(a, b)| a != b).map_or(true, |(a, b)| a > b)
 }
 
 /// A value below 2p as the canonical element it stands for, checking the bound.

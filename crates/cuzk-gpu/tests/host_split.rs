@@ -122,7 +122,7 @@ fn model(query: u8, batch: &[Witness], d: &Densities) -> ffi::Groth16Split {
     out
 }
 
-/// The host function's view of one circuit (no a, b, c: the split does not read them).
+/// The host function's view of one circuit (no a and b: the split does not read them).
 fn view<'a>(w: &'a Witness, d: &'a Densities) -> ffi::Groth16Circuit<'a> {
     ffi::Groth16Circuit {
         a: &[],
@@ -187,4 +187,27 @@ fn split_hook_rejects_a_bad_query_and_stray_density_bits() {
     let stray = Densities { a_aux: vec![0b1111], b_input: vec![1], b_aux: vec![0b101] };
     let err = ffi::groth16_split_hook(&[view(&w, &stray)], 1, 1).unwrap_err();
     assert!(err.what().contains("a_aux_density"), "{}", err.what());
+}
+
+/// The split's large arrays give their pages back in 64 MiB steps before
+/// they are freed (parallel.hpp's release_pages): every whole page inside
+/// the range reads zero afterwards, and no byte outside the range, nor in the
+/// partial pages at its ends, changes.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn released_pages_read_zero_and_nothing_else_changes() {
+    const PAGE: usize = 4096;
+    let pattern = |i: usize| (i % 251 + 1) as u8;
+    let mut buf: Vec<u8> = (0..(150 << 20) + 1234).map(pattern).collect();
+    let (first, len) = (777, buf.len() - 777 - 999);
+    ffi::release_pages_hook(&mut buf, first, len).unwrap();
+    let addr = buf.as_ptr() as usize;
+    let zero_from = (addr + first).div_ceil(PAGE) * PAGE - addr;
+    let zero_to = (addr + first + len) / PAGE * PAGE - addr;
+    for (i, &b) in buf.iter().enumerate() {
+        let want = if (zero_from..zero_to).contains(&i) { 0 } else { pattern(i) };
+        assert_eq!(b, want, "byte {i} (pages zeroed from {zero_from} to {zero_to})");
+    }
+    let past = buf.len() - 9;
+    assert!(ffi::release_pages_hook(&mut buf, 10, past).is_err());
 }
