@@ -73,11 +73,11 @@ void parallel_for(size_t n, unsigned threads, F&& f) {
 }
 
 /// Gives the pages of [p, p + bytes) back to the system 64 MiB at a time,
-/// before the block itself is freed. One munmap of gigabytes holds the
-/// process's memory map for tens of milliseconds, and any thread that maps
-/// memory meanwhile waits: the freeing thread's release of a 2^27 call's
-/// split stalled the caller by 20-70 ms after the call returned (PERF round
-/// 45). Each madvise holds it for one step only.
+/// before the block itself is freed. Freed by one munmap, the gigabytes of a
+/// 2^27 call's split stalled the caller's first call by 20-70 ms after it
+/// returned, while the freeing thread ran (the memory map is locked while
+/// its pages go, and the caller's next mappings wait); in 64 MiB steps the
+/// stall is 2-3 ms (PERF round 45).
 inline void release_pages(void* p, size_t bytes) noexcept {
 #if defined(__linux__)
     const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
