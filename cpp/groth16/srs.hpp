@@ -48,7 +48,8 @@ public:
     /// Waits for the build, which reads the bases.
     ~background_table();
 
-    /// Starts building `copies` copies of `bases`, which must outlive this.
+    /// Starts building `copies` copies of `bases`, which must outlive this
+    /// (once per table: the SRS's upload calls it).
     /// A build that fails (another user took the memory meanwhile) leaves
     /// no table: the table only makes MSMs faster.
     void start(const DeviceArray& bases, uint32_t copies);
