@@ -195,7 +195,7 @@ pub fn run_case(
     let start = Instant::now();
     let bell_params = crate::fixture::load_bellperson(&path)?;
     let bellperson_load_ms = ms(start.elapsed());
-    let pair = ProvingPair::from_params(cuzk_params, bell_params);
+    let pair = ProvingPair::from_params(cuzk_params, bell_params)?;
 
     note(&format!("{case}: recording the shape"));
     let start = Instant::now();

@@ -112,20 +112,20 @@ impl ProvingPair {
             path: PathBuf::from("<in-memory parameters>"),
             source,
         })?;
-        Ok(Self::from_params(cuzk, bellperson))
+        Self::from_params(cuzk, bellperson)
     }
 
     /// Both libraries' parameters, read from one file (see [`load_cuzk`] and
     /// [`load_bellperson`]), with their verifying keys prepared.
-    pub fn from_params(cuzk: Parameters, bellperson: BellParams) -> Self {
-        let pvk = prepare_verifying_key(&cuzk.vk);
+    pub fn from_params(cuzk: Parameters, bellperson: BellParams) -> Result<Self, BenchError> {
+        let pvk = prepare_verifying_key(&cuzk.vk)?;
         let bellperson_pvk = bellperson::groth16::prepare_verifying_key(&bellperson.vk);
-        ProvingPair {
+        Ok(ProvingPair {
             cuzk,
             bellperson,
             pvk,
             bellperson_pvk,
-        }
+        })
     }
 }
 

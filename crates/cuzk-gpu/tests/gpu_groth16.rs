@@ -74,7 +74,7 @@ impl Case {
             .unwrap_or_else(|e| panic!("{what}: GPU prove failed: {e}"));
         let cpu = cuzk_groth16::prove(&self.params, &self.assignments, &randomness).unwrap();
         assert_eq!(proofs.len(), cpu.len());
-        let pvk = prepare_verifying_key(&self.params.vk);
+        let pvk = prepare_verifying_key(&self.params.vk).unwrap();
         for (i, (gpu, cpu)) in proofs.iter().zip(&cpu).enumerate() {
             let inputs = self.workload.public_inputs::<Scalar>(self.size, self.seeds[i]).unwrap();
             assert!(verify_proof(&pvk, gpu, &inputs).unwrap(), "{what}: GPU proof {i} does not verify");

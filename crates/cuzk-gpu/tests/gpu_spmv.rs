@@ -158,7 +158,7 @@ impl Setup {
             .unwrap_or_else(|e| panic!("{what}: recorded prove failed: {e}"));
         let assignments: Vec<_> = witnesses.iter().map(|w| self.shape.evaluate(w.clone()).unwrap()).collect();
         let (host, _) = prove(device, &self.srs, &assignments, &randomness, false).unwrap();
-        let pvk = prepare_verifying_key(&self.params.vk);
+        let pvk = prepare_verifying_key(&self.params.vk).unwrap();
         for (i, (proof, host)) in proofs.iter().zip(&host).enumerate() {
             let inputs = self.workload.public_inputs::<Scalar>(self.size, seeds[i]).unwrap();
             assert!(verify_proof(&pvk, proof, &inputs).unwrap(), "{what}: proof {i} does not verify");

@@ -211,9 +211,13 @@ pub enum Error {
         /// Number of (r, s) pairs.
         randomness: usize,
     },
-    /// The key has δ at infinity: proving with it would leak the witness.
-    #[error("verifying key has delta at infinity (subverted parameters)")]
-    DegenerateKey,
+    /// The key has α, β, γ or δ at infinity, which no honest setup makes:
+    /// under it proofs can be forged (γ, δ) or leak the witness (δ).
+    #[error("degenerate verifying key: {section} is the point at infinity (tampered or subverted parameters)")]
+    DegenerateKey {
+        /// The first degenerate point.
+        section: Section,
+    },
     /// Synthesizing a circuit failed.
     #[error("synthesis: {0}")]
     Synthesis(#[from] SynthesisError),

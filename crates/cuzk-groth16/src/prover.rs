@@ -83,10 +83,7 @@ pub fn prove_timed(
     if assignments.len() != randomness.len() {
         return Err(Error::RandomnessCount { assignments: assignments.len(), randomness: randomness.len() });
     }
-    let vk = &params.vk;
-    if bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()) {
-        return Err(Error::DegenerateKey);
-    }
+    params.vk.refuse_degenerate()?;
     let domains = assignments.iter().map(|pa| check_sizes(params, pa)).collect::<Result<Vec<_>, _>>()?;
     let mut timings = ProveTimings::default();
 

@@ -26,16 +26,20 @@ pub struct PreparedVerifyingKey {
     ic: Vec<G1Affine>,
 }
 
-/// Precomputes e(α, β) and the Miller-loop lines of ±γ and ±δ.
-pub fn prepare_verifying_key(vk: &VerifyingKey) -> PreparedVerifyingKey {
-    PreparedVerifyingKey {
+/// Precomputes e(α, β) and the Miller-loop lines of ±γ and ±δ, after
+/// [`VerifyingKey::validate`]: a key that came from a file was checked when it
+/// was read, but one built in memory was not, and a verifier that accepted a
+/// degenerate key would vouch for forged proofs.
+pub fn prepare_verifying_key(vk: &VerifyingKey) -> Result<PreparedVerifyingKey, Error> {
+    vk.validate()?;
+    Ok(PreparedVerifyingKey {
         alpha_g1_beta_g2: Bls12::pairing(&vk.alpha_g1, &vk.beta_g2),
         neg_gamma_g2: (-vk.gamma_g2).into(),
         neg_delta_g2: (-vk.delta_g2).into(),
         gamma_g2: vk.gamma_g2.into(),
         delta_g2: vk.delta_g2.into(),
         ic: vk.ic.clone(),
-    }
+    })
 }
 
 impl PreparedVerifyingKey {

@@ -69,7 +69,7 @@ fn cuzk_params_round_trip_through_bellperson_and_proofs_cross_verify() {
     let bell = BellParams::read(&bytes[..], true).unwrap();
     assert_eq!(bell_bytes(&bell), bytes);
     let bell_pvk = bellperson::groth16::prepare_verifying_key(&bell.vk);
-    let pvk = prepare_verifying_key(&params.vk);
+    let pvk = prepare_verifying_key(&params.vk).unwrap();
 
     let demo = Demo::new(33, STEPS);
     let inputs = demo.public_inputs();

@@ -19,7 +19,7 @@ const STEPS: usize = 300;
 fn batches_of_one_and_three_verify() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let params = generate_random_parameters(CuzkDemo(Demo::new(0, STEPS)), &mut rng, None).unwrap();
-    let pvk = prepare_verifying_key(&params.vk);
+    let pvk = prepare_verifying_key(&params.vk).unwrap();
     for batch in [1u64, 3] {
         let demos: Vec<Demo> = (0..batch).map(|i| Demo::new(100 + i, STEPS)).collect();
         let proofs = create_random_proofs(demos.iter().cloned().map(CuzkDemo).collect(), &params, &mut rng).unwrap();
@@ -80,7 +80,7 @@ fn verifier_input_counts_are_checked() {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
     let demo = Demo::new(1, 5);
     let params = generate_random_parameters(CuzkDemo(demo.clone()), &mut rng, None).unwrap();
-    let pvk = prepare_verifying_key(&params.vk);
+    let pvk = prepare_verifying_key(&params.vk).unwrap();
     let proof = create_random_proofs(vec![CuzkDemo(demo.clone())], &params, &mut rng).unwrap()[0];
     let short = &demo.public_inputs()[..1];
     assert!(matches!(verify_proof(&pvk, &proof, short), Err(Error::PublicInputCount { expected: 2, got: 1 })));

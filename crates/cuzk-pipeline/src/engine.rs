@@ -881,7 +881,7 @@ fn finish(s: &Shared, st: &mut State, id: JobId) {
 
 /// Verifies a batch's proofs against the inputs they were made for.
 fn self_check(params: &Parameters, inputs: &[&[Scalar]], proofs: &[Proof]) -> Result<(), String> {
-    let pvk = cuzk_groth16::prepare_verifying_key(&params.vk);
+    let pvk = cuzk_groth16::prepare_verifying_key(&params.vk).map_err(|e| format!("self-check: {e}"))?;
     for (i, (inputs, p)) in inputs.iter().zip(proofs).enumerate() {
         match cuzk_groth16::verify_proof(&pvk, p, inputs) {
             Ok(true) => {}

@@ -55,7 +55,7 @@ fn job(path: &Path, n: usize, seed: u64) -> (Job, Vec<Vec<Scalar>>) {
 }
 
 fn assert_verifies(proofs: &[cuzk_groth16::Proof], inputs: &[Vec<Scalar>]) {
-    let pvk = prepare_verifying_key(&params().1.vk);
+    let pvk = prepare_verifying_key(&params().1.vk).unwrap();
     assert_eq!(proofs.len(), inputs.len());
     for (i, (p, x)) in proofs.iter().zip(inputs).enumerate() {
         assert!(verify_proof(&pvk, p, x).unwrap(), "proof {i} does not verify");

@@ -1,6 +1,7 @@
 use std::io::{Read, Write};
 
 use blstrs::{G1Affine, G2Affine};
+use group::prime::PrimeCurveAffine;
 
 use super::point::{PointChecks, UncompressedPoint};
 use crate::error::{Error, PointDefect, Section};
@@ -51,8 +52,9 @@ impl VerifyingKey {
 
     /// Reads a key written by [`VerifyingKey::write`] (or the head of a parameter
     /// file). Every point is fully checked, as bellperson does; IC points may not be
-    /// the identity. The IC vector grows only as points actually arrive, so a
-    /// corrupt count cannot trigger a huge allocation.
+    /// the identity, and neither may α, β, γ or δ ([`VerifyingKey::refuse_degenerate`]:
+    /// bellperson reads such keys, we do not). The IC vector grows only as points
+    /// actually arrive, so a corrupt count cannot trigger a huge allocation.
     pub fn read<R: Read>(mut r: R) -> Result<Self, Error> {
         let alpha_g1 = read_point(&mut r, Section::AlphaG1, 0, true)?;
         let beta_g1 = read_point(&mut r, Section::BetaG1, 0, true)?;
@@ -67,12 +69,79 @@ impl VerifyingKey {
         for i in 0..count {
             ic.push(read_point(&mut r, Section::Ic, i, false)?);
         }
-        Ok(VerifyingKey { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic })
+        let key = VerifyingKey { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic };
+        key.refuse_degenerate()?;
+        Ok(key)
+    }
+
+    /// Refuses a key with α, β, γ or δ at infinity, which no honest setup
+    /// makes (each is a generator times a random nonzero scalar). Under such a
+    /// key proofs can be forged: with γ₂ = δ₂ = 0 the proof (α₁, β₂, α₁)
+    /// verifies for any public input, and with δ at infinity the prover's
+    /// blinding vanishes and proofs leak the witness. Cheap (six comparisons),
+    /// so every prover call makes it too.
+    pub fn refuse_degenerate(&self) -> Result<(), Error> {
+        let at_infinity = [
+            (Section::AlphaG1, self.alpha_g1.is_identity()),
+            (Section::BetaG1, self.beta_g1.is_identity()),
+            (Section::BetaG2, self.beta_g2.is_identity()),
+            (Section::GammaG2, self.gamma_g2.is_identity()),
+            (Section::DeltaG1, self.delta_g1.is_identity()),
+            (Section::DeltaG2, self.delta_g2.is_identity()),
+        ];
+        match at_infinity.into_iter().find(|(_, is)| bool::from(*is)) {
+            Some((section, _)) => Err(Error::DegenerateKey { section }),
+            None => Ok(()),
+        }
+    }
+
+    /// Every rule [`VerifyingKey::read`] applies, for a key that did not come
+    /// from a file (built in memory, or handed over by a caller): every point
+    /// on the curve and in the prime-order subgroup, no IC point at infinity,
+    /// and no degenerate α, β, γ or δ.
+    pub fn validate(&self) -> Result<(), Error> {
+        let fixed_g1 =
+            [(Section::AlphaG1, &self.alpha_g1), (Section::BetaG1, &self.beta_g1), (Section::DeltaG1, &self.delta_g1)];
+        let ic = self.ic.iter().enumerate().map(|(i, p)| (Section::Ic, i as u64, p));
+        for (section, index, p) in fixed_g1.into_iter().map(|(s, p)| (s, 0, p)).chain(ic) {
+            g1_defect(p, section == Section::Ic)
+                .map_or(Ok(()), |defect| Err(Error::InvalidPoint { section, index, defect }))?;
+        }
+        for (section, p) in
+            [(Section::BetaG2, &self.beta_g2), (Section::GammaG2, &self.gamma_g2), (Section::DeltaG2, &self.delta_g2)]
+        {
+            g2_defect(p).map_or(Ok(()), |defect| Err(Error::InvalidPoint { section, index: 0, defect }))?;
+        }
+        self.refuse_degenerate()
     }
 
     /// Bytes [`VerifyingKey::write`] produces.
     pub fn serialized_len(&self) -> u64 {
         VK_FIXED_BYTES + 4 + 96 * self.ic.len() as u64
+    }
+}
+
+/// What is wrong with a G1 point of a key, if anything.
+fn g1_defect(p: &G1Affine, identity_forbidden: bool) -> Option<PointDefect> {
+    if identity_forbidden && bool::from(p.is_identity()) {
+        Some(PointDefect::Identity)
+    } else if !bool::from(p.is_on_curve()) {
+        Some(PointDefect::NotOnCurve)
+    } else if !bool::from(p.is_torsion_free()) {
+        Some(PointDefect::NotInSubgroup)
+    } else {
+        None
+    }
+}
+
+/// What is wrong with a G2 point of a key, if anything.
+fn g2_defect(p: &G2Affine) -> Option<PointDefect> {
+    if !bool::from(p.is_on_curve()) {
+        Some(PointDefect::NotOnCurve)
+    } else if !bool::from(p.is_torsion_free()) {
+        Some(PointDefect::NotInSubgroup)
+    } else {
+        None
     }
 }
 
@@ -85,8 +154,7 @@ fn read_point<P: UncompressedPoint, R: Read>(
     let mut buf = [0u8; 192];
     let buf = &mut buf[..P::SIZE];
     r.read_exact(buf)?;
-    let p = P::decode(buf, PointChecks::Subgroup)
-        .map_err(|defect| Error::InvalidPoint { section, index, defect })?;
+    let p = P::decode(buf, PointChecks::Subgroup).map_err(|defect| Error::InvalidPoint { section, index, defect })?;
     if !identity_allowed && bool::from(p.is_identity()) {
         return Err(Error::InvalidPoint { section, index, defect: PointDefect::Identity });
     }

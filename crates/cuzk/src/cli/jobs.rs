@@ -123,7 +123,7 @@ pub fn read_vk(params: &Path) -> Result<VerifyingKey, Error> {
 
 /// The verifying key of a parameter file, prepared.
 pub fn pvk(params: &Path) -> Result<PreparedVerifyingKey, Error> {
-    Ok(prepare_verifying_key(&read_vk(params)?))
+    Ok(prepare_verifying_key(&read_vk(params)?)?)
 }
 
 /// The human-readable line of a job; with a GPU backend a second line gives

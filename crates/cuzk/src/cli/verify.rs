@@ -17,7 +17,7 @@ pub fn run(params: &Path, proofs: &Path, inputs: &Path) -> Result<ExitCode, Erro
     if proofs.len() != inputs.len() {
         return Err(Error::CountMismatch { proofs: proofs.len(), inputs: inputs.len() });
     }
-    let pvk = prepare_verifying_key(&vk);
+    let pvk = prepare_verifying_key(&vk)?;
     let mut failed = 0;
     for (i, (proof, public)) in proofs.iter().zip(&inputs).enumerate() {
         let ok = verify_proof(&pvk, proof, public)?;
