@@ -149,3 +149,66 @@ fn missing_file_names_the_path() {
     assert!(matches!(&err, Error::Io { path, .. } if path == Path::new("/nonexistent/cuzk.params")));
     assert!(err.to_string().contains("/nonexistent/cuzk.params"));
 }
+
+/// Runs `f` on a thread and fails the test if it takes longer than 20 s (a
+/// FIFO opened for reading blocks until a writer comes, which is the bug).
+fn within_20_s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the read did not return: it blocked")
+}
+
+#[test]
+fn only_regular_files_are_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("params.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for path in [dir.path().to_path_buf(), fifo, Path::new("/dev/zero").to_path_buf()] {
+        let refused = |e: &Error| matches!(e, Error::Io { path: p, source } if *p == path && source.kind() == std::io::ErrorKind::InvalidInput);
+        let p = path.clone();
+        let (read, walked, key) = within_20_s(move || {
+            (Parameters::read(&p, PointChecks::None).map(drop), inspect(&p).map(drop), VerifyingKey::read_file(&p).map(drop))
+        });
+        for (what, result) in [("read", read), ("inspect", walked), ("key", key)] {
+            let err = result.unwrap_err();
+            assert!(refused(&err), "{what} {}: {err}", path.display());
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn key_files_are_read_with_the_layout_checks() {
+    let (p, bytes) = params();
+    assert_eq!(with_file(&bytes, VerifyingKey::read_file).unwrap(), p.vk);
+    let o = offsets(&p);
+    let cases: [(usize, Section); 3] = [(0, Section::AlphaG1), (100, Section::BetaG1), (o.ic + 2, Section::Ic)];
+    for (len, section) in cases {
+        let err = with_file(&bytes[..len], VerifyingKey::read_file).unwrap_err();
+        assert!(matches!(err, Error::Truncated { section: s, .. } if s == section), "{len} bytes: {err}");
+    }
+    let err = with_file(&bytes[..o.ic + 4 + 10], VerifyingKey::read_file).unwrap_err();
+    assert!(matches!(err, Error::CountTooLarge { section: Section::Ic, left: 10, .. }), "{err}");
+}
+
+#[test]
+fn reads_across_chunk_boundaries_match_a_single_chunk() {
+    let (p, bytes) = params();
+    assert!(p.h.len() > 8 && p.b_g2.len() > 4, "the sections must span several chunks");
+    let o = offsets(&p);
+    let mut corrupt = bytes.clone();
+    let l5 = o.l + 4 + 96 * 5;
+    corrupt[l5 + 95] ^= 1;
+    // Steps hold whole points: one per step (a smaller step rounds up to
+    // one), three G1 points (one G2), four G1 points (two G2, 5 bytes over).
+    for chunk in [1, 97, 96 * 3, 192 * 2 + 5] {
+        let read = with_file(&bytes, |path| Parameters::read_in_chunks(path, PointChecks::Subgroup, chunk)).unwrap();
+        assert_eq!(read, p, "chunk {chunk}");
+        let err = with_file(&corrupt, |path| Parameters::read_in_chunks(path, PointChecks::None, chunk)).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidPoint { section: Section::L, index: 5, defect: PointDefect::NotOnCurve }),
+            "chunk {chunk}: {err}"
+        );
+    }
+}

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::vk::VK_FIXED_BYTES;
+use super::vk::{VerifyingKey, VK_FIXED_BYTES};
 use crate::error::{Error, Section};
 
 /// The verifying key's fixed points with the offset where each ends.
@@ -31,11 +31,34 @@ pub(crate) struct LayoutReader {
 }
 
 impl LayoutReader {
+    /// Opens a regular file. Anything else is refused before it is opened:
+    /// a FIFO would block the open (and every read) for ever, a device such as
+    /// /dev/zero has no length to check counts against, and a directory
+    /// fails its first read with a message that names no file.
     pub(crate) fn open(path: &Path) -> Result<Self, Error> {
         let io = |source| Error::Io { path: path.to_path_buf(), source };
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            let what = "not a regular file (a directory, FIFO or device cannot be a parameter file)";
+            return Err(io(std::io::Error::new(std::io::ErrorKind::InvalidInput, what)));
+        }
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         Ok(LayoutReader { file, path: path.to_path_buf(), pos: 0, len })
+    }
+
+    /// Reads the verifying key at the head of the file (the six fixed
+    /// points, the IC count, checked against the file length, and the IC
+    /// points), leaving the reader after it.
+    pub(crate) fn read_vk(&mut self) -> Result<VerifyingKey, Error> {
+        self.check_vk_fixed()?;
+        let mut head = vec![0u8; VK_FIXED_BYTES as usize];
+        self.read_exact(&mut head)?;
+        let ic = self.count(Section::Ic, 96)?;
+        head.extend_from_slice(&(ic as u32).to_be_bytes());
+        let start = head.len();
+        head.resize(start + ic as usize * 96, 0);
+        self.read_exact(&mut head[start..])?;
+        VerifyingKey::read(&head[..])
     }
 
     pub(crate) fn io_error(&self, source: std::io::Error) -> Error {

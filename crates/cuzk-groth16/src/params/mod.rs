@@ -108,7 +108,14 @@ impl Parameters {
     /// Loads a parameter file, checking every count against the file length before
     /// allocating and decoding points in parallel at the given check level.
     pub fn read(path: &Path, checks: PointChecks) -> Result<Parameters, Error> {
-        read::read_parameters(path, checks, &|_, _| {})
+        read::read_parameters(path, checks, read::CHUNK_BYTES, &|_, _| {})
+    }
+
+    /// As [`Parameters::read`], reading `chunk_bytes` of points per step (at
+    /// least one point) instead of 64 MiB: a 47 GB file takes hundreds of
+    /// steps, and this lets tests walk small files across step boundaries.
+    pub fn read_in_chunks(path: &Path, checks: PointChecks, chunk_bytes: usize) -> Result<Parameters, Error> {
+        read::read_parameters(path, checks, chunk_bytes, &|_, _| {})
     }
 
     /// As [`Parameters::read`], calling `progress(bytes_done, bytes_total)` after
@@ -118,7 +125,7 @@ impl Parameters {
         checks: PointChecks,
         progress: &dyn Fn(u64, u64),
     ) -> Result<Parameters, Error> {
-        read::read_parameters(path, checks, progress)
+        read::read_parameters(path, checks, read::CHUNK_BYTES, progress)
     }
 
     /// Writes the parameters byte-identically to bellperson's `Parameters::write`.

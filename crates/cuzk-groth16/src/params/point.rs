@@ -1,6 +1,7 @@
 //! Uncompressed point codec shared by G1 and G2, with three levels of checking.
 
-use blstrs::{G1Affine, G2Affine};
+use blstrs::{Fp, Fp2, G1Affine, G2Affine};
+use ff::Field;
 use group::prime::PrimeCurveAffine;
 
 use crate::error::PointDefect;
@@ -38,6 +39,9 @@ pub trait UncompressedPoint: PrimeCurveAffine + Send + Sync {
     /// True when the point lies in the prime-order subgroup.
     fn in_subgroup(&self) -> bool;
 
+    /// Whether the encoded y satisfies the curve equation at x = 0 (y² = b).
+    fn y_squared_is_b(y: &[u8]) -> bool;
+
     /// Decodes `bytes` at the given level; identity is returned as such (callers decide).
     fn decode(bytes: &[u8], checks: PointChecks) -> Result<Self, PointDefect> {
         // blst would read a set compression flag as "compressed point in the first
@@ -45,7 +49,7 @@ pub trait UncompressedPoint: PrimeCurveAffine + Send + Sync {
         if bytes[0] & (FLAG_COMPRESSED | FLAG_SORT) != 0 {
             return Err(PointDefect::Encoding);
         }
-        let point = Self::decode_on_curve(bytes).ok_or_else(|| diagnose(bytes))?;
+        let point = Self::decode_on_curve(bytes).ok_or_else(|| diagnose::<Self>(bytes))?;
         if checks == PointChecks::Subgroup && !point.in_subgroup() {
             return Err(PointDefect::NotInSubgroup);
         }
@@ -53,19 +57,25 @@ pub trait UncompressedPoint: PrimeCurveAffine + Send + Sync {
     }
 }
 
-/// Names the defect of bytes blst rejected: a malformed infinity, the points with
-/// x = 0 (on the curve, but blst refuses them as outside the subgroup), or
-/// coordinates that are not a curve point (unreduced ones included).
-fn diagnose(bytes: &[u8]) -> PointDefect {
+/// Names the defect of bytes blst rejected: a malformed infinity, a curve
+/// point with x = 0 (blst refuses those as outside the subgroup: with y² = b
+/// they have order 3), or coordinates that are not a curve point (unreduced
+/// ones, and x = 0 with a y that does not fit, such as all-zero bytes).
+fn diagnose<P: UncompressedPoint>(bytes: &[u8]) -> PointDefect {
     let rest_zero = bytes[0] & 0x1f == 0 && bytes[1..].iter().all(|&b| b == 0);
     if bytes[0] & FLAG_INFINITY != 0 && !rest_zero {
         return PointDefect::Encoding;
     }
     let x_len = bytes.len() / 2;
-    if bytes[0] & 0x1f == 0 && bytes[1..x_len].iter().all(|&b| b == 0) {
+    if bytes[0] & 0x1f == 0 && bytes[1..x_len].iter().all(|&b| b == 0) && P::y_squared_is_b(&bytes[x_len..]) {
         return PointDefect::NotInSubgroup;
     }
     PointDefect::NotOnCurve
+}
+
+/// The big-endian field element in `bytes`, if reduced.
+fn fp(bytes: &[u8]) -> Option<Fp> {
+    Option::from(Fp::from_bytes_be(bytes.try_into().ok()?))
 }
 
 impl UncompressedPoint for G1Affine {
@@ -83,6 +93,10 @@ impl UncompressedPoint for G1Affine {
     fn in_subgroup(&self) -> bool {
         self.is_torsion_free().into()
     }
+
+    fn y_squared_is_b(y: &[u8]) -> bool {
+        fp(y).is_some_and(|y| y.square() == Fp::from(4))
+    }
 }
 
 impl UncompressedPoint for G2Affine {
@@ -99,6 +113,14 @@ impl UncompressedPoint for G2Affine {
 
     fn in_subgroup(&self) -> bool {
         self.is_torsion_free().into()
+    }
+
+    fn y_squared_is_b(y: &[u8]) -> bool {
+        // Coordinates are written c1 then c0; b = 4(1 + u).
+        match (fp(&y[48..]), fp(&y[..48])) {
+            (Some(c0), Some(c1)) => Fp2::new(c0, c1).square() == Fp2::new(Fp::from(4), Fp::from(4)),
+            _ => false,
+        }
     }
 }
 
@@ -155,6 +177,16 @@ mod tests {
         torsion[95] = 2;
         assert_eq!(G1Affine::decode(&torsion, PointChecks::Subgroup), Err(PointDefect::NotInSubgroup));
         assert_eq!(G1Affine::decode(&torsion, PointChecks::OnCurve), Err(PointDefect::NotInSubgroup));
+        // All-zero bytes are (0, 0), which is not on the curve at all.
+        for checks in ALL {
+            assert_eq!(G1Affine::decode(&[0u8; 96], checks), Err(PointDefect::NotOnCurve));
+            assert_eq!(G2Affine::decode(&[0u8; 192], checks), Err(PointDefect::NotOnCurve));
+        }
+        // b = 4(1 + u) is not a square in Fp2, so no G2 point has x = 0.
+        assert!(Option::<Fp2>::from(Fp2::new(Fp::from(4), Fp::from(4)).sqrt()).is_none());
+        let mut g2_x_zero = [0u8; 192];
+        g2_x_zero[191] = 2;
+        assert_eq!(G2Affine::decode(&g2_x_zero, PointChecks::Subgroup), Err(PointDefect::NotOnCurve));
 
         // Decompressing without checks yields curve points outside the subgroup.
         let mut compressed = G1Affine::generator().to_compressed();

@@ -10,31 +10,27 @@ use rayon::prelude::*;
 
 use super::layout::{LayoutReader, POINT_SECTIONS};
 use super::point::{PointChecks, UncompressedPoint};
-use super::vk::{VerifyingKey, VK_FIXED_BYTES};
 use super::Parameters;
 use crate::error::{Error, PointDefect, Section};
 
 /// Raw bytes read per step; large enough to keep a disk busy, small next to the file.
-const CHUNK_BYTES: usize = 64 << 20;
+pub(super) const CHUNK_BYTES: usize = 64 << 20;
 
 type Progress<'a> = &'a dyn Fn(u64, u64);
 
-pub(super) fn read_parameters(path: &Path, checks: PointChecks, progress: Progress<'_>) -> Result<Parameters, Error> {
+pub(super) fn read_parameters(
+    path: &Path,
+    checks: PointChecks,
+    chunk_bytes: usize,
+    progress: Progress<'_>,
+) -> Result<Parameters, Error> {
     let mut r = LayoutReader::open(path)?;
-    r.check_vk_fixed()?;
-    let mut head = vec![0u8; VK_FIXED_BYTES as usize];
-    r.read_exact(&mut head)?;
-    let ic = r.count(Section::Ic, 96)?;
-    head.extend_from_slice(&(ic as u32).to_be_bytes());
-    let start = head.len();
-    head.resize(start + ic as usize * 96, 0);
-    r.read_exact(&mut head[start..])?;
-    let vk = VerifyingKey::read(&head[..])?;
+    let vk = r.read_vk()?;
     progress(r.pos, r.len);
 
     let g1 = |r: &mut LayoutReader, (section, size): (Section, u64)| -> Result<_, Error> {
         let count = r.count(section, size)?;
-        Ok(Arc::new(read_points(r, section, count, checks, progress)?))
+        Ok(Arc::new(read_points(r, section, count, checks, chunk_bytes, progress)?))
     };
     let h = g1(&mut r, POINT_SECTIONS[0])?;
     let l = g1(&mut r, POINT_SECTIONS[1])?;
@@ -42,7 +38,7 @@ pub(super) fn read_parameters(path: &Path, checks: PointChecks, progress: Progre
     let b_g1 = g1(&mut r, POINT_SECTIONS[3])?;
     let (section, size) = POINT_SECTIONS[4];
     let count = r.count(section, size)?;
-    let b_g2 = Arc::new(read_points(&mut r, section, count, checks, progress)?);
+    let b_g2 = Arc::new(read_points(&mut r, section, count, checks, chunk_bytes, progress)?);
     r.finish()?;
     Ok(Parameters::new(vk, h, l, a, b_g1, b_g2))
 }
@@ -54,10 +50,11 @@ fn read_points<P: UncompressedPoint>(
     section: Section,
     count: u64,
     checks: PointChecks,
+    chunk_bytes: usize,
     progress: Progress<'_>,
 ) -> Result<Vec<P>, Error> {
     let mut out = vec![P::identity(); count as usize];
-    let per_chunk = (CHUNK_BYTES / P::SIZE).max(1);
+    let per_chunk = (chunk_bytes / P::SIZE).max(1);
     let first = out.len().min(per_chunk);
     let mut cur = vec![0u8; first * P::SIZE];
     let mut next = cur.clone();
