@@ -120,8 +120,12 @@ fn workloads_parse_build_and_report_inputs() {
         assert_ne!(w.public_inputs::<Scalar>(2, 5).unwrap(), inputs);
     }
     assert!(matches!("sha512".parse::<Workload>(), Err(SynthesisError::InvalidWorkload(_))));
-    assert!(matches!(
-        Workload::MulChain.circuit::<Scalar>(0, 1),
-        Err(SynthesisError::InvalidWorkload(_))
-    ));
+    for w in Workload::ALL {
+        for size in [0, w.max_size() + 1, 1 << 40, usize::MAX] {
+            assert!(matches!(w.circuit::<Scalar>(size, 1), Err(SynthesisError::InvalidWorkload(_))), "{w} {size}");
+        }
+        assert!(w.circuit::<Scalar>(w.max_size(), 1).is_ok(), "{w}: the largest size builds (the circuit is not synthesized here)");
+        assert!(w.expected_constraints(w.max_size()) <= 1 << 31);
+        assert!(w.expected_constraints(w.max_size() + 1) > 1 << 31 || w == Workload::MulChain);
+    }
 }

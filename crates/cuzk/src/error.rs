@@ -32,6 +32,14 @@ pub enum Error {
     /// Parameters, proofs or verification failed.
     #[error(transparent)]
     Groth16(#[from] cuzk_groth16::Error),
+    /// A parameter file is unreadable or malformed.
+    #[error("{path}: {source}")]
+    Params {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the section.
+        source: cuzk_groth16::Error,
+    },
     /// The engine failed a job.
     #[error(transparent)]
     Engine(#[from] cuzk_pipeline::EngineError),
@@ -47,6 +55,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// Names the parameter file an error concerns (I/O errors name it already).
+    pub fn params(path: impl Into<PathBuf>) -> impl FnOnce(cuzk_groth16::Error) -> Error {
+        let path = path.into();
+        move |source| match source {
+            e @ cuzk_groth16::Error::Io { .. } => Error::Groth16(e),
+            source => Error::Params { path, source },
+        }
+    }
+
     /// Wraps an I/O error with the file it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();

@@ -46,12 +46,23 @@ pub fn from_json(text: &str, path: &Path) -> Result<Vec<Vec<Scalar>>, Error> {
 
 fn parse_scalar(s: &str) -> Result<Scalar, String> {
     if s.len() != 64 || !s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        return Err(format!("`{s}` is not 64 lowercase hex digits"));
+        return Err(format!("{} is not 64 lowercase hex digits", quoted(s)));
     }
     let mut bytes = [0u8; 32];
     hex::decode_to_slice(s, &mut bytes).map_err(|e| e.to_string())?;
     Option::from(Scalar::from_bytes_be(&bytes))
         .ok_or_else(|| format!("`{s}` is not below the field modulus"))
+}
+
+/// `s` in backquotes for an error message, cut to its first 80 characters
+/// (with its length) when longer: a hostile file's 10 MiB string must not
+/// become a 10 MiB error.
+fn quoted(s: &str) -> String {
+    const SHOWN: usize = 80;
+    match s.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("`{}…` ({} bytes)", &s[..cut], s.len()),
+        None => format!("`{s}`"),
+    }
 }
 
 #[cfg(test)]
@@ -87,5 +98,8 @@ mod tests {
             let err = from_json(text, p()).unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
+        let huge = format!("[[\"{}\"]]", "é".repeat(5 << 20));
+        let err = from_json(&huge, p()).unwrap_err().to_string();
+        assert!(err.len() < 400 && err.contains("(10485760 bytes)"), "{}", &err[..err.len().min(400)]);
     }
 }

@@ -1,63 +1,9 @@
 //! The `cuzk` binary end to end: setup, prove (batch 1 and 3, both workload
 //! families), verify, inspect, and every kind of bad input a user can hand it.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+mod common;
 
-fn cuzk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).output().expect("running cuzk")
-}
-
-fn dir() -> &'static Path {
-    static D: OnceLock<PathBuf> = OnceLock::new();
-    D.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("cuzk-cli-test-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    })
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-/// Parameters for a workload, made once per test binary.
-fn params(circuit: &str, size: &str) -> PathBuf {
-    static MADE: OnceLock<std::sync::Mutex<Vec<PathBuf>>> = OnceLock::new();
-    let made = MADE.get_or_init(Default::default);
-    let mut made = made.lock().unwrap();
-    let path = dir().join(format!("{circuit}-{size}.params"));
-    if !made.contains(&path) {
-        let o = cuzk(&["setup", "--circuit", circuit, "--size", size, "--out", path.to_str().unwrap()]);
-        assert!(o.status.success(), "setup failed: {}", text(&o));
-        made.push(path.clone());
-    }
-    path
-}
-
-fn prove_json(circuit: &str, size: &str, batch: &str, out: &Path) -> serde_json::Value {
-    let p = params(circuit, size);
-    let o = cuzk(&[
-        "prove", "--circuit", circuit, "--size", size, "--params", p.to_str().unwrap(),
-        "--batch", batch, "--out", out.to_str().unwrap(), "--json",
-    ]);
-    assert!(o.status.success(), "prove failed: {}", text(&o));
-    let line = String::from_utf8(o.stdout).unwrap();
-    serde_json::from_str(line.trim()).unwrap()
-}
-
-fn verify(circuit: &str, size: &str, proofs: &Path, inputs: &Path) -> Output {
-    let p = params(circuit, size);
-    cuzk(&[
-        "verify", "--params", p.to_str().unwrap(), "--proofs", proofs.to_str().unwrap(),
-        "--inputs", inputs.to_str().unwrap(),
-    ])
-}
-
-fn inputs_of(proofs: &Path) -> PathBuf {
-    PathBuf::from(format!("{}.inputs.json", proofs.display()))
-}
+use common::{cuzk, dir, inputs_of, params, prove_json, text, verify};
 
 #[test]
 fn both_families_prove_and_verify_at_batch_1_and_3() {

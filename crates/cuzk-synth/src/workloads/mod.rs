@@ -44,15 +44,30 @@ impl Workload {
         size: usize,
         seed: u64,
     ) -> Result<WorkloadCircuit<S>, SynthesisError> {
-        if size == 0 {
+        if size == 0 || size > self.max_size() {
             return Err(SynthesisError::InvalidWorkload(format!(
-                "{self} needs a size of at least 1"
+                "{self} size {size} is outside 1..={}",
+                self.max_size()
             )));
         }
         Ok(match self {
             Workload::Sha256 => WorkloadCircuit::Sha256(Sha256Chain::new(size, seed)),
             Workload::MulChain => WorkloadCircuit::MulChain(MulChain::new(size, seed)),
         })
+    }
+
+    /// The largest size this workload builds: its constraints stay within
+    /// 2^31, half the largest evaluation domain Fr has (2^32), which leaves
+    /// room for the prover's per-input constraints and keeps every size
+    /// computation far from overflowing. Larger sizes are refused before
+    /// anything is allocated for them.
+    pub fn max_size(self) -> usize {
+        const MAX_CONSTRAINTS: usize = 1 << 31;
+        match self {
+            Workload::Sha256 => (MAX_CONSTRAINTS - sha256_chain::SHA256_EXTRA_CONSTRAINTS)
+                / sha256_chain::SHA256_CONSTRAINTS_PER_STEP,
+            Workload::MulChain => MAX_CONSTRAINTS,
+        }
     }
 
     /// Constraints of the circuit at `size`, not counting the prover's

@@ -10,6 +10,7 @@ use cuzk::synth::workloads::Workload;
 use cuzk::Error;
 
 use super::jobs::{self, Report};
+use super::limits;
 use super::workload::WorkloadArgs;
 
 /// Arguments of `cuzk bench`.
@@ -22,10 +23,10 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 10)]
     size: usize,
     /// Jobs submitted back to back.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = limits::count(limits::MAX_JOBS))]
     jobs: usize,
     /// Partitions (circuits) per job.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = limits::count(limits::MAX_PARTITIONS))]
     partitions: usize,
     /// Where parameters are made once and cached.
     #[arg(long, default_value = "target/cuzk-bench")]
@@ -39,15 +40,14 @@ pub struct BenchArgs {
 
 /// Runs the benchmark.
 pub fn run(a: &BenchArgs) -> Result<(), Error> {
-    if a.jobs == 0 || a.partitions == 0 {
-        return Err(Error::Usage("--jobs and --partitions must be at least 1".into()));
-    }
+    limits::check_size(a.circuit, a.size)?;
     let params = a.params_dir.join(format!("{}-{}.params", a.circuit, a.size));
     if !params.exists() {
         std::fs::create_dir_all(&a.params_dir).map_err(Error::io(&a.params_dir))?;
         eprintln!("bench: making parameters {} (cached for later runs)", params.display());
         super::setup::run(&WorkloadArgs { circuit: a.circuit, size: a.size }, &params)?;
     }
+    limits::check_params(a.circuit, a.size, &params, &jobs::inspect(&params)?)?;
     let pvk = jobs::pvk(&params)?;
     let engine = jobs::engine(&a.engine, &params)?;
     eprintln!(

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use blstrs::Scalar;
-use cuzk::groth16::{prepare_verifying_key, verify_proofs_batch, PreparedVerifyingKey, VerifyingKey};
+use cuzk::groth16::{prepare_verifying_key, verify_proofs_batch, ParamsSummary, PreparedVerifyingKey, VerifyingKey};
 use cuzk::synth::workloads::Workload;
 use clap::Args;
 use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult, SynthesisMode};
 
+use super::limits;
 use super::progress::Progress;
 
 /// A finished job with what is needed to report and check it.
@@ -32,10 +33,10 @@ pub struct EngineArgs {
     #[arg(long)]
     pub timeline: Option<PathBuf>,
     /// The engine's memory budget in GiB (default: three quarters of RAM).
-    #[arg(long)]
-    pub memory_gib: Option<f64>,
+    #[arg(long = "memory-gib", value_name = "GIB", value_parser = limits::memory_gib)]
+    pub memory_budget: Option<u64>,
     /// Partitions synthesized at once (default: one per core, at most 8).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::synth_workers)]
     pub synth_workers: Option<usize>,
     /// `recorded` (record the constraint matrices once per parameter file,
     /// then witness-only synthesis and sparse products) or `classic`.
@@ -65,8 +66,8 @@ pub fn engine(a: &EngineArgs, params: &Path) -> Result<Engine, Error> {
     if let Some(n) = a.synth_workers {
         config.synthesis_workers = n;
     }
-    if let Some(gib) = a.memory_gib {
-        config.memory_budget = (gib * (1u64 << 30) as f64) as u64;
+    if let Some(bytes) = a.memory_budget {
+        config.memory_budget = bytes;
     }
     if let Some(path) = &a.timeline {
         let file = std::fs::File::create(path).map_err(Error::io(path))?;
@@ -117,8 +118,12 @@ pub fn finish(
 
 /// The verifying key at the start of a parameter file.
 pub fn read_vk(params: &Path) -> Result<VerifyingKey, Error> {
-    let file = std::fs::File::open(params).map_err(Error::io(params))?;
-    Ok(VerifyingKey::read(std::io::BufReader::new(file))?)
+    VerifyingKey::read_file(params).map_err(Error::params(params))
+}
+
+/// The counts of a parameter file, read from its headers.
+pub fn inspect(params: &Path) -> Result<ParamsSummary, Error> {
+    cuzk::groth16::inspect(params).map_err(Error::params(params))
 }
 
 /// The verifying key of a parameter file, prepared.

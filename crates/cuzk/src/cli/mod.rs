@@ -2,6 +2,8 @@
 
 mod bench;
 mod jobs;
+mod limits;
+mod output;
 mod progress;
 mod inspect;
 mod prove;

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 use cuzk::Error;
 
-use super::jobs;
+use super::output::{self, Output};
 use super::workload::WorkloadArgs;
+use super::{jobs, limits};
 
 /// Arguments of `cuzk prove`.
 #[derive(Args)]
@@ -17,7 +18,7 @@ pub struct ProveArgs {
     #[arg(long)]
     params: PathBuf,
     /// Circuits to prove in one job (each with its own random witness).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = limits::count(limits::MAX_PARTITIONS))]
     batch: usize,
     /// Write the proofs here (192 bytes each) and their inputs to `OUT.inputs.json`.
     #[arg(long)]
@@ -29,11 +30,20 @@ pub struct ProveArgs {
     engine: jobs::EngineArgs,
 }
 
-/// Proves, verifies, reports, and writes the proofs if asked.
+/// Proves, verifies, reports, and writes the proofs if asked: both files
+/// appear together, and only once every proof verified.
 pub fn run(a: &ProveArgs) -> Result<(), Error> {
-    if a.batch == 0 {
-        return Err(Error::Usage("--batch must be at least 1".into()));
-    }
+    let summary = jobs::inspect(&a.params)?;
+    limits::check_params(a.workload.circuit, a.workload.size, &a.params, &summary)?;
+    // Created before the work, so a wrong path fails now, not after proving.
+    let outputs = match &a.out {
+        Some(out) => {
+            let inputs = output::inputs_path(out);
+            let proofs = Output::create(out, &[&a.params, &inputs])?;
+            Some((proofs, Output::create(&inputs, &[&a.params, out])?))
+        }
+        None => None,
+    };
     let pvk = jobs::pvk(&a.params)?;
     let engine = jobs::engine(&a.engine, &a.params)?;
     let (handle, inputs) =
@@ -45,15 +55,16 @@ pub fn run(a: &ProveArgs) -> Result<(), Error> {
     } else {
         println!("{}", jobs::text_line(&report));
     }
-    if let Some(out) = &a.out {
-        let bytes: Vec<u8> = report.result.proofs.iter().flat_map(|p| p.to_bytes()).collect();
-        std::fs::write(out, bytes).map_err(Error::io(out))?;
-        let inputs_path = PathBuf::from(format!("{}.inputs.json", out.display()));
-        std::fs::write(&inputs_path, cuzk::inputs::to_json(&report.inputs))
-            .map_err(Error::io(&inputs_path))?;
-    }
     if !report.verified {
-        return Err(Error::Unverified("the proofs do not verify".into()));
+        return Err(Error::Unverified("the proofs do not verify; nothing was written".into()));
+    }
+    if let Some((mut proofs, mut inputs)) = outputs {
+        let bytes: Vec<u8> = report.result.proofs.iter().flat_map(|p| p.to_bytes()).collect();
+        output::write_all(&mut proofs, &bytes)?;
+        output::write_all(&mut inputs, cuzk::inputs::to_json(&report.inputs).as_bytes())?;
+        // Inputs first: a proofs file is never there without its inputs.
+        inputs.commit()?;
+        proofs.commit()?;
     }
     Ok(())
 }

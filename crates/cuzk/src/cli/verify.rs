@@ -7,13 +7,22 @@ use std::process::ExitCode;
 use cuzk::groth16::{prepare_verifying_key, verify_proof, Proof};
 use cuzk::Error;
 
+use super::limits;
+
 /// Verifies every proof; exit code 0 only when all verify.
-pub fn run(params: &Path, proofs: &Path, inputs: &Path) -> Result<ExitCode, Error> {
+pub fn run(params: &Path, proofs_path: &Path, inputs_path: &Path) -> Result<ExitCode, Error> {
     let vk = super::jobs::read_vk(params)?;
-    let bytes = std::fs::read(proofs).map_err(Error::io(proofs))?;
+    let bytes = limits::read_file(proofs_path, 192 * limits::MAX_PROOFS)?;
     let proofs = Proof::read_many(&bytes)?;
-    let text = std::fs::read_to_string(inputs).map_err(Error::io(inputs))?;
-    let inputs = cuzk::inputs::from_json(&text, inputs)?;
+    let text = limits::read_file(inputs_path, limits::MAX_INPUTS_JSON)?;
+    let text = String::from_utf8(text).map_err(|_| Error::Inputs {
+        path: inputs_path.to_path_buf(),
+        message: "not UTF-8 text".into(),
+    })?;
+    let inputs = cuzk::inputs::from_json(&text, inputs_path)?;
+    if proofs.is_empty() {
+        return Err(Error::Usage(format!("{} holds no proof: nothing to verify", proofs_path.display())));
+    }
     if proofs.len() != inputs.len() {
         return Err(Error::CountMismatch { proofs: proofs.len(), inputs: inputs.len() });
     }
