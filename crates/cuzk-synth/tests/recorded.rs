@@ -253,6 +253,35 @@ fn files_round_trip_through_save_and_load() {
 }
 
 #[test]
+fn files_are_checked_by_their_header_before_their_body_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.rcs");
+    let load = |p: &std::path::Path| RecordedShape::<Scalar>::load(p);
+    // A 4 GiB sparse file of zeros: refused by its magic, without reading it.
+    let junk = std::fs::File::create(&path).unwrap();
+    junk.set_len(4 << 30).unwrap();
+    let start = std::time::Instant::now();
+    assert!(matches!(load(&path), Err(SynthesisError::RecordingBadMagic)));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "the body was read: {:?}", start.elapsed());
+    // A header that promises more than the file holds, and a file that
+    // holds more than its header says.
+    let file = small_file();
+    std::fs::write(&path, &file[..file.len() - 1]).unwrap();
+    assert!(matches!(load(&path), Err(SynthesisError::RecordingTruncated { found, .. }) if found == file.len() as u64 - 1));
+    let mut longer = file.clone();
+    longer.push(0);
+    std::fs::write(&path, &longer).unwrap();
+    assert!(matches!(load(&path), Err(SynthesisError::RecordingMalformed(m)) if m.contains("after the checksum")));
+    // Not regular files: refused, never read.
+    let fifo = dir.path().join("r.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for p in [fifo.as_path(), dir.path(), std::path::Path::new("/dev/zero")] {
+        let err = load(p).unwrap_err();
+        assert!(matches!(&err, SynthesisError::RecordingIo(m) if m.contains("not a regular file")), "{}: {err}", p.display());
+    }
+}
+
+#[test]
 fn truncated_files_are_reported_as_truncated() {
     let file = small_file();
     for len in [0, 3, 8, 12, 19, 20, 21, file.len() / 2, file.len() - 32, file.len() - 1] {

@@ -10,8 +10,9 @@
 //!       | densities a_aux, b_input, b_aux: bits u64 | words × u64
 //! ```
 //!
-//! Reading takes the whole file, checks magic, version, length and checksum
-//! before parsing, so a truncated or corrupt file is named as such; then
+//! Reading checks magic, version and the declared length against the file's
+//! length before reading the body, then the checksum before parsing, so a
+//! truncated or corrupt file is named as such; then
 //! every count, column and coefficient index is checked against the rest
 //! (a file with a valid checksum can still be made by hand), and no
 //! allocation is larger than the bytes that back it.
@@ -177,8 +178,23 @@ pub(crate) fn save<S: PrimeField>(shape: &RecordedShape<S>, path: &Path) -> Resu
     }
 }
 
+/// Reads a recording file, its header first: a file that is not regular
+/// (a FIFO would block for ever, /dev/zero never ends), not a recording, or
+/// not as long as its header says is refused before its body is read or
+/// any memory is sized by it; the body is then read in one bounded read.
 pub(crate) fn load<S: PrimeField>(path: &Path) -> Result<RecordedShape<S>, SynthesisError> {
-    let bytes = std::fs::read(path).map_err(|e| io_error("load", path, e))?;
+    let fail = |e| io_error("load", path, e);
+    let meta = std::fs::metadata(path).map_err(fail)?;
+    if !meta.is_file() {
+        return Err(fail(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")));
+    }
+    let mut file = std::fs::File::open(path).map_err(fail)?;
+    let mut head = Vec::with_capacity(HEADER);
+    (&mut file).take(HEADER as u64).read_to_end(&mut head).map_err(fail)?;
+    let expected = check_header(&head, meta.len())?;
+    let mut bytes = Vec::with_capacity(expected as usize);
+    bytes.extend_from_slice(&head);
+    file.take(expected - HEADER as u64).read_to_end(&mut bytes).map_err(fail)?;
     parse(&bytes)
 }
 
@@ -223,19 +239,21 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn parse<S: PrimeField>(bytes: &[u8]) -> Result<RecordedShape<S>, SynthesisError> {
-    let found = bytes.len() as u64;
-    if !MAGIC.starts_with(&bytes[..bytes.len().min(MAGIC.len())]) {
+/// Checks the magic, the version and the declared length of a file of
+/// `found` bytes that starts with `head` (its first [`HEADER`] bytes, or all
+/// of a shorter file), and returns the file's length.
+fn check_header(head: &[u8], found: u64) -> Result<u64, SynthesisError> {
+    if !MAGIC.starts_with(&head[..head.len().min(MAGIC.len())]) {
         return Err(SynthesisError::RecordingBadMagic);
     }
-    if bytes.len() < HEADER {
+    if head.len() < HEADER {
         return Err(SynthesisError::RecordingTruncated { expected: HEADER as u64, found });
     }
-    let version = u32::get(&bytes[8..12]);
+    let version = u32::get(&head[8..12]);
     if version != VERSION {
         return Err(SynthesisError::RecordingVersion { found: version, supported: VERSION });
     }
-    let body_len = u64::get(&bytes[12..20]);
+    let body_len = u64::get(&head[12..20]);
     let expected = body_len.saturating_add((HEADER + CHECKSUM) as u64);
     if found < expected {
         return Err(SynthesisError::RecordingTruncated { expected, found });
@@ -243,6 +261,11 @@ fn parse<S: PrimeField>(bytes: &[u8]) -> Result<RecordedShape<S>, SynthesisError
     if found > expected {
         return Err(malformed(format!("{} bytes after the checksum", found - expected)));
     }
+    Ok(expected)
+}
+
+fn parse<S: PrimeField>(bytes: &[u8]) -> Result<RecordedShape<S>, SynthesisError> {
+    check_header(&bytes[..bytes.len().min(HEADER)], bytes.len() as u64)?;
     let (summed, sum) = bytes.split_at(bytes.len() - CHECKSUM);
     let digest: [u8; 32] = Sha256::digest(summed).into();
     if digest[..] != *sum {
