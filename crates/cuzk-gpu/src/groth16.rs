@@ -1,4 +1,3 @@
-use cuzk_ffi::hooks::ffi as hooks;
 use crate::spmv::DeviceShape;
 use crate::srs::{GpuSrs, SrsSizes};
 use crate::{Device, GpuError};
@@ -199,6 +198,7 @@ fn check_needs(sizes: &SrsSizes, needs: &Needs<'_>) -> Result<(), GpuError> {
 
 #[cfg(test)]
 mod tests {
+    use cuzk_ffi::hooks::ffi as hooks;
     use super::*;
     use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
     use cuzk_ffi::cast::as_limbs;

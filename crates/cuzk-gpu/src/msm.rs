@@ -1,4 +1,3 @@
-use cuzk_ffi::hooks::ffi as hooks;
 use crate::arith::{KernelCurve, G1, G2};
 use crate::{Device, GpuError};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -209,6 +208,7 @@ fn combine_windows<C: MsmCurve>(windows: &ffi::MsmWindows) -> C::Jacobian {
 
 #[cfg(test)]
 mod tests {
+    use cuzk_ffi::hooks::ffi as hooks;
     use super::*;
     use ff::{Field, PrimeField};
     use proptest::prelude::*;
