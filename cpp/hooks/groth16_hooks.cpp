@@ -70,7 +70,7 @@ void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uin
     fr_t r, sc;
     std::memcpy(&r, rs.data(), 32);
     std::memcpy(&sc, rs.data() + 4, 32);
-    const blinding bl = blind(read_vk(vk), r, sc);
+    const blinding bl = blind(read_vk(span_of(vk)), r, sc);
     epilogue(bl, s, sum_product(bl, s, 0), sum_product(bl, s, 1), proof.data());
 }
 

@@ -2,7 +2,6 @@ use cuzk_ffi::hooks::ffi as hooks;
 use crate::{Device, GpuError};
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut, Limbs};
-use cuzk_ffi::ffi;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Group;

@@ -11,7 +11,7 @@ use cuzk_ffi::hooks::ffi as hooks;
 use blstrs::Scalar;
 use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
 use cuzk_ffi::cast::as_limbs;
-use cuzk_ffi::ffi::{self, R1csMatrix};
+use cuzk_ffi::ffi::R1csMatrix;
 use cuzk_gpu::spmv::evaluate_on_host;
 use cuzk_gpu::GpuError;
 use cuzk_synth::workloads::Workload;
