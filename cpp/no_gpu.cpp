@@ -1,7 +1,8 @@
-// The GPU entry points of a build without nvcc: each call fails with a typed
-// no_gpu error at run time, so a missing toolkit is never a silent CPU fallback.
+//! The GPU entry points of a build without nvcc: each call fails with a typed
+//! no_gpu error at run time, so a missing toolkit is never a silent CPU fallback.
+#include "cuzk-ffi/src/hooks.rs.h"
 #include "cuzk-ffi/src/lib.rs.h"
-#include "error.hpp"
+#include "../cuda/util/error.hpp"
 
 namespace cuzk {
 namespace {
@@ -22,7 +23,7 @@ std::unique_ptr<DeviceArray> device_array_tile(int32_t, ArrayKind, rust::Slice<c
 MsmWindows msm_windows(const DeviceArray&, const DeviceArray&) { unavailable(); }
 std::unique_ptr<DeviceArray> msm_table(const DeviceArray&, uint32_t) { unavailable(); }
 MsmWindows msm_windows_table(const DeviceArray&, uint64_t, uint32_t, const DeviceArray&) { unavailable(); }
-float batch_add(const DeviceArray&, rust::Slice<const uint64_t>, rust::Slice<uint64_t>) { unavailable(); }
+float batch_add_sums(const DeviceArray&, span<const uint64_t>, span<uint64_t>) { unavailable(); }
 rust::Vec<float> fr_ntt_timed(const DeviceArray&, NttKind, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 float fp_mul_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 float g1_add_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }

@@ -1,10 +1,10 @@
-// Operating-system services the engine needs and Rust's std lacks.
+//! Operating-system services the engine needs and Rust's std lacks.
 #include <cerrno>
 #include <cstring>
 #include <string>
 
 #include "bridge.hpp"
-#include "error.hpp"
+#include "../cuda/util/error.hpp"
 
 #if defined(__linux__)
 #include <sys/resource.h>

@@ -1,6 +1,6 @@
-// Bridge declarations of the Groth16 host function (crates/cuzk-ffi). The
-// shared structs are defined by cxx after this header is included, so they
-// are only forward-declared here; no CUDA type appears.
+//! Bridge declarations of the Groth16 host function (crates/cuzk-ffi). The
+//! shared structs are defined by cxx after this header is included, so they
+//! are only forward-declared here; no CUDA type appears.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,6 @@
 namespace cuzk {
 
 struct Groth16Circuit;
-struct Groth16Split;
 struct Groth16Timings;
 enum class SrsPlacement : uint8_t;
 
@@ -56,17 +55,5 @@ Groth16Timings generate_groth16_proofs_c(int32_t device, const Groth16Srs& srs,
 Groth16Timings generate_groth16_proofs_recorded_c(int32_t device, const Groth16Srs& srs, const DeviceR1cs& shape,
                                                   rust::Slice<const Groth16Circuit> circuits, bool timing,
                                                   rust::Slice<uint8_t> proofs);
-
-/// Host test hook: the epilogue alone. `vk` as for the upload; `sums` the
-/// Jacobian limbs of ΣA, ΣB (G1), ΣB (G2), ΣL, ΣH; `rs` r then s.
-void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uint64_t> sums,
-                           rust::Slice<const uint64_t> rs, rust::Slice<uint8_t> proof);
-
-/// Host test hook: the split of one query (0 = L, 1 = A, 2 = B) over
-/// `circuits`, on `threads` threads, flattened into a Groth16Split.
-Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query, uint32_t threads);
-
-/// Host test hook: g16::release_pages over buffer[first, first + len).
-void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len);
 
 }  // namespace cuzk

@@ -1,7 +1,7 @@
-// Host curve arithmetic of the Groth16 host function, on the same field and
-// point code the kernels use (cuda/ff, cuda/ec): finishing MSMs from their
-// window sums, scalar multiplication for the epilogue, and the compressed
-// encodings of blst/blstrs (ZCash format) that proofs are written in.
+//! Host curve arithmetic of the Groth16 host function, on the same field and
+//! point code the kernels use (cuda/ff, cuda/ec): finishing MSMs from their
+//! window sums, scalar multiplication for the epilogue, and the compressed
+//! encodings of blst/blstrs (ZCash format) that proofs are written in.
 #pragma once
 
 #include <cstdint>

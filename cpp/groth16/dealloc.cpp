@@ -1,4 +1,4 @@
-// The freeing thread: a detached std::thread fed by a queue (dealloc.hpp).
+//! The freeing thread: a detached std::thread fed by a queue (dealloc.hpp).
 #include "dealloc.hpp"
 
 #include <condition_variable>

@@ -1,7 +1,7 @@
-// The one background thread that frees the host function's temporaries
-// (split vectors, gathered tail bases), so a proof returns as soon as it
-// exists instead of after gigabytes of munmap. One serialised worker, not a
-// thread per call: parallel frees of huge buffers stall the whole machine.
+//! The one background thread that frees the host function's temporaries
+//! (split vectors, gathered tail bases), so a proof returns as soon as it
+//! exists instead of after gigabytes of munmap. One serialised worker, not a
+//! thread per call: parallel frees of huge buffers stall the whole machine.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// MSM sums finished on the CPU beside the device's next MSM.
+//! MSM sums finished on the CPU beside the device's next MSM.
 #pragma once
 
 #include <functional>

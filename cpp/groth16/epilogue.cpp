@@ -1,10 +1,10 @@
-// The proof epilogue and its host test hook.
+//! The proof epilogue (epilogue.hpp) and the verifying key read from limbs.
 #include "epilogue.hpp"
 
 #include <cstring>
 #include <string>
 
-#include "../error.hpp"
+#include "../../cuda/util/error.hpp"
 #include "bridge.hpp"
 
 namespace cuzk::g16 {
@@ -37,7 +37,7 @@ void epilogue(const blinding& bl, const circuit_sums& sums, const g1& s_sum_a, c
 
 namespace cuzk {
 
-vk_points read_vk(rust::Slice<const uint64_t> vk) {
+vk_points read_vk(span<const uint64_t> vk) {
     constexpr size_t g1_limbs = sizeof(ec::affine<ff::fp_t>) / 8, g2_limbs = sizeof(ec::affine<ff::fp2_t>) / 8;
     if (vk.size() != 3 * g1_limbs + 2 * g2_limbs)
         throw_invalid("vk: expected " + std::to_string(3 * g1_limbs + 2 * g2_limbs) + " limbs, got " +
@@ -54,27 +54,6 @@ vk_points read_vk(rust::Slice<const uint64_t> vk) {
     take(out.delta_g1);
     take(out.delta_g2);
     return out;
-}
-
-void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uint64_t> sums,
-                           rust::Slice<const uint64_t> rs, rust::Slice<uint8_t> proof) {
-    using namespace g16;
-    constexpr size_t j1 = jacobian_limbs<ff::fp_t>, j2 = jacobian_limbs<ff::fp2_t>;
-    if (sums.size() != 4 * j1 + j2) throw_invalid("epilogue: sums must be ΣA, ΣB1, ΣB2, ΣL, ΣH as Jacobian limbs");
-    if (rs.size() != 8) throw_invalid("epilogue: rs must be r then s (4 limbs each)");
-    if (proof.size() != 192) throw_invalid("epilogue: a proof is 192 bytes");
-    const uint64_t* p = sums.data();
-    circuit_sums s;
-    s.a = from_jacobian_limbs<ff::fp_t>(p);
-    s.b_g1 = from_jacobian_limbs<ff::fp_t>(p + j1);
-    s.b_g2 = from_jacobian_limbs<ff::fp2_t>(p + 2 * j1);
-    s.l = from_jacobian_limbs<ff::fp_t>(p + 2 * j1 + j2);
-    s.h = from_jacobian_limbs<ff::fp_t>(p + 3 * j1 + j2);
-    fr_t r, sc;
-    std::memcpy(&r, rs.data(), 32);
-    std::memcpy(&sc, rs.data() + 4, 32);
-    const blinding bl = blind(read_vk(vk), r, sc);
-    epilogue(bl, s, sum_product(bl, s, 0), sum_product(bl, s, 1), proof.data());
 }
 
 }  // namespace cuzk

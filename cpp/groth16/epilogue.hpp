@@ -1,10 +1,10 @@
-// The last step of a Groth16 proof, on the host: the MSM sums combined with
-// the verifying key and the blinding factors r, s, then compressed.
+//! The last step of a Groth16 proof, on the host: the MSM sums combined with
+//! the verifying key and the blinding factors r, s, then compressed.
 #pragma once
 
 #include <cstdint>
 
-#include "rust/cxx.h"
+#include "../../cuda/util/span.hpp"
 #include "srs.hpp"
 
 namespace cuzk::g16 {
@@ -43,6 +43,6 @@ void epilogue(const blinding& bl, const circuit_sums& sums, const g1& s_sum_a, c
 namespace cuzk {
 
 /// The verifying-key points from limbs: alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2.
-vk_points read_vk(rust::Slice<const uint64_t> vk);
+vk_points read_vk(span<const uint64_t> vk);
 
 }  // namespace cuzk

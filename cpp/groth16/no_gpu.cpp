@@ -1,7 +1,7 @@
-// The Groth16 device helpers of a build without nvcc: each fails with a typed
-// no_gpu error, so the host function never falls back to the CPU silently.
+//! The Groth16 device helpers of a build without nvcc: each fails with a typed
+//! no_gpu error, so the host function never falls back to the CPU silently.
 #include "../../cuda/api/groth16.hpp"
-#include "../error.hpp"
+#include "../../cuda/util/error.hpp"
 
 namespace cuzk::g16 {
 namespace {

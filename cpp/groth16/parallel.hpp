@@ -1,5 +1,5 @@
-// A plain fork-join loop over std::thread for the host function's CPU work
-// (the split, the epilogue): no pool to keep alive between calls.
+//! A plain fork-join loop over std::thread for the host function's CPU work
+//! (the split, the epilogue): no pool to keep alive between calls.
 #pragma once
 
 #include <algorithm>

@@ -1,8 +1,8 @@
-// The Groth16 host function (DESIGN §4): H through device-resident NTTs and
-// an MSM; the split into zeros, ones and tail on a CPU thread meanwhile; the
-// ones by GPU batch addition, the tail (and dense queries) by Pippenger MSMs,
-// B in G2 on the GPU; the epilogue on the host; temporaries freed on the
-// background freeing thread.
+//! The Groth16 host function (DESIGN §4): H through device-resident NTTs and
+//! an MSM; the split into zeros, ones and tail on a CPU thread meanwhile; the
+//! ones by GPU batch addition, the tail (and dense queries) by Pippenger MSMs,
+//! B in G2 on the GPU; the epilogue on the host; temporaries freed on the
+//! background freeing thread.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -15,14 +15,16 @@
 #include <thread>
 #include <vector>
 
-#include "../error.hpp"
+#include "../../cuda/util/error.hpp"
 #include "bridge.hpp"
+#include "circuit.hpp"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "dealloc.hpp"
 #include "deferred.hpp"
 #include "epilogue.hpp"
 #include "parallel.hpp"
 #include "split.hpp"
+#include "timing.hpp"
 
 namespace cuzk {
 
@@ -72,7 +74,7 @@ std::vector<ec::xyzz<F>> bitmap_sums(const DeviceArray& bases, const uint64_t* w
     std::vector<ec::xyzz<F>> sums(count, ec::xyzz<F>::identity());
     if (std::none_of(words, words + word_count, [](uint64_t w) { return w != 0; })) return sums;
     std::vector<uint64_t> out(count * jacobian_limbs<F>);
-    batch_add(bases, rust::Slice<const uint64_t>(words, word_count), rust::Slice<uint64_t>(out.data(), out.size()));
+    batch_add_sums(bases, span<const uint64_t>(words, word_count), span<uint64_t>(out.data(), out.size()));
     for (size_t i = 0; i < count; i++) sums[i] = from_jacobian_limbs<F>(out.data() + i * jacobian_limbs<F>);
     return sums;
 }
@@ -284,49 +286,17 @@ void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
     tm.prep_msm_ms = ms_between(start, steady::now()) - alloc_ms;
 }
 
-uint64_t words_for(uint64_t bits) { return (bits + 63) / 64; }
-
-void check_density(rust::Slice<const uint64_t> words, uint64_t bits, size_t circuit, const char* what) {
-    if (words.size() != words_for(bits))
-        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " has " + std::to_string(words.size()) +
-                      " words for " + std::to_string(bits) + " variables");
-    if (bits % 64 != 0 && (words[words.size() - 1] >> (bits % 64)) != 0)
-        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " has bits past its variables");
-}
-
-uint64_t scalars_in(rust::Slice<const uint64_t> limbs, size_t circuit, const char* what) {
-    if (limbs.size() % 4 != 0)
-        throw_invalid("circuit " + std::to_string(circuit) + ": " + what + " is not a whole number of scalars");
-    return limbs.size() / 4;
-}
-
 void expect(uint64_t have, uint64_t need, size_t circuit, const char* what) {
     if (have != need)
         throw_invalid("circuit " + std::to_string(circuit) + ": the SRS has " + std::to_string(have) + " " + what +
                       " but the assignment needs " + std::to_string(need));
 }
 
-/// Circuit i's witness and densities as the split reads them, checked.
-circuit_view view_of(const Groth16Circuit& c, size_t i) {
-    circuit_view v{};
-    v.num_inputs = scalars_in(c.input, i, "input");
-    v.num_aux = scalars_in(c.aux, i, "aux");
-    v.input = reinterpret_cast<const fr_t*>(c.input.data());
-    v.aux = reinterpret_cast<const fr_t*>(c.aux.data());
-    check_density(c.a_aux_density, v.num_aux, i, "a_aux_density");
-    check_density(c.b_input_density, v.num_inputs, i, "b_input_density");
-    check_density(c.b_aux_density, v.num_aux, i, "b_aux_density");
-    v.a_aux_density = c.a_aux_density.data();
-    v.b_input_density = c.b_input_density.data();
-    v.b_aux_density = c.b_aux_density.data();
-    return v;
-}
-
 /// The number of constraints of circuit i: its a and b evaluations, or
 /// with a recorded shape (which computes them), the shape's rows.
 uint64_t constraints_of(const Groth16Circuit& c, size_t i, const DeviceR1cs* shape) {
-    const uint64_t m = scalars_in(c.a, i, "a");
-    if (scalars_in(c.b, i, "b") != m) throw_invalid("circuit " + std::to_string(i) + ": a and b differ in length");
+    const uint64_t m = scalars_in(span_of(c.a), i, "a");
+    if (scalars_in(span_of(c.b), i, "b") != m) throw_invalid("circuit " + std::to_string(i) + ": a and b differ in length");
     if (!shape) return m;
     if (m != 0) throw_invalid("circuit " + std::to_string(i) + ": a and b must be empty when the shape computes them");
     if (c.input.size() != 4 * shape->num_inputs() || c.aux.size() != 4 * shape->num_aux())
@@ -477,54 +447,10 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     tm.pre_destructor_ms = ms_between(t0, steady::now());
     free_later(std::move(tmp));
     if (timing) {
-        std::fprintf(stderr,
-                     "CUZK_TIMING: pre_prep_ms=%.3f split_alloc_ms=%.3f prep_msm_ms=%.3f ntt_msm_h_ms=%.3f "
-                     "batch_add_ms=%.3f tail_msm_ms=%.3f b_g2_msm_ms=%.3f epilogue_ms=%.3f pre_destructor_ms=%.3f\n",
-                     tm.pre_prep_ms, tm.split_alloc_ms, tm.prep_msm_ms, tm.ntt_msm_h_ms, tm.batch_add_ms,
-                     tm.tail_msm_ms, tm.b_g2_msm_ms, tm.epilogue_ms, tm.pre_destructor_ms);
+        std::fprintf(stderr, "%s\n", timing_line(tm).c_str());
     }
     return tm;
 }
-
-}  // namespace
-
-Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query_index, uint32_t threads) {
-    if (query_index > 2) throw_invalid("query " + std::to_string(query_index) + ": not 0 (L), 1 (A) or 2 (B)");
-    const query q = query_index == 0 ? query::l : query_index == 1 ? query::a : query::b;
-    std::vector<circuit_view> views;
-    for (size_t i = 0; i < circuits.size(); i++) {
-        views.push_back(view_of(circuits[i], i));
-        if (query_len(q, views[i]) != query_len(q, views[0]))
-            throw_invalid("circuit " + std::to_string(i) + " has another number of bases in the query");
-    }
-    double alloc_ms = 0;
-    const unsigned workers = std::max(1u, threads);
-    const query_split split = split_query(q, views, classify_aux(views, workers, &alloc_ms), workers, &alloc_ms);
-    Groth16Split out;
-    out.len = split.len;
-    out.dense = split.dense;
-    for (uint64_t w : split.ones) out.ones.push_back(w);
-    for (uint32_t p : split.tail) out.tail.push_back(p);
-    // With aux_direct the host function reads the aux part from the
-    // assignment; the hook appends it, so the output is what it uploads.
-    for (size_t i = 0; i < split.scalars.size(); i++) {
-        const auto* limbs = reinterpret_cast<const uint64_t*>(split.scalars[i].data());
-        for (size_t k = 0; k < 4 * split.scalars[i].size(); k++) out.scalars.push_back(limbs[k]);
-        if (!split.aux_direct) continue;
-        const auto* aux = reinterpret_cast<const uint64_t*>(views[i].aux);
-        for (size_t k = 0; k < 4 * views[i].num_aux; k++) out.scalars.push_back(aux[k]);
-    }
-    return out;
-}
-
-void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len) {
-    if (first > buffer.size() || len > buffer.size() - first)
-        throw_invalid("release_pages: " + std::to_string(first) + " + " + std::to_string(len) + " past " +
-                      std::to_string(buffer.size()) + " bytes");
-    release_pages(buffer.data() + first, len);
-}
-
-namespace {
 
 /// cxx turns std::exceptions into Rust errors; anything else would abort.
 Groth16Timings guarded(int32_t device, const Groth16Srs& srs, const DeviceR1cs* shape,

@@ -1,17 +1,17 @@
-// Classification of the witness into zeros, ones and the tail (split.hpp).
-//
-// The values are read once per call: classify_aux marks each aux variable of
-// each circuit as one or "other" (neither zero nor one) in two bitmaps. The
-// three queries' splits then work on those bits and the densities alone, and
-// touch a value again only to copy it into a tail. Earlier each query walked
-// every value twice with field comparisons: six passes over the witness
-// instead of one, which several devices' calls at once could not afford.
-//
-// One circuit's variables are cut into pieces (whole density words each), so
-// the work runs on every core even for a batch of one circuit: each piece
-// knows where its bases start from a popcount of the density before it, and
-// the bitmaps are written a word at a time with an atomic OR, because
-// neighbouring pieces can share the word their boundary falls in.
+//! Classification of the witness into zeros, ones and the tail (split.hpp).
+//!
+//! The values are read once per call: classify_aux marks each aux variable of
+//! each circuit as one or "other" (neither zero nor one) in two bitmaps. The
+//! three queries' splits then work on those bits and the densities alone, and
+//! touch a value again only to copy it into a tail. Earlier each query walked
+//! every value twice with field comparisons: six passes over the witness
+//! instead of one, which several devices' calls at once could not afford.
+//!
+//! One circuit's variables are cut into pieces (whole density words each), so
+//! the work runs on every core even for a batch of one circuit: each piece
+//! knows where its bases start from a popcount of the density before it, and
+//! the bitmaps are written a word at a time with an atomic OR, because
+//! neighbouring pieces can share the word their boundary falls in.
 #include "split.hpp"
 
 #include <algorithm>

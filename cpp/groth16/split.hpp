@@ -1,11 +1,11 @@
-// The split vectors (DESIGN §4.2), built on the CPU while the GPU computes H.
-// Filecoin witnesses are mostly bits, so for each query (L, A, B) every base
-// position is classified per circuit: a zero scalar drops out, a one is a bit
-// in that circuit's bitmap (summed by GPU batch addition, no multiplication),
-// and anything else, or any public input, joins the tail: the union of tail
-// positions over the batch, whose bases are gathered once and whose scalars
-// each circuit proves with one Pippenger MSM. When the tail covers more than
-// half the query, a plain MSM over every base is cheaper and is used instead.
+//! The split vectors (DESIGN §4.2), built on the CPU while the GPU computes H.
+//! Filecoin witnesses are mostly bits, so for each query (L, A, B) every base
+//! position is classified per circuit: a zero scalar drops out, a one is a bit
+//! in that circuit's bitmap (summed by GPU batch addition, no multiplication),
+//! and anything else, or any public input, joins the tail: the union of tail
+//! positions over the batch, whose bases are gathered once and whose scalars
+//! each circuit proves with one Pippenger MSM. When the tail covers more than
+//! half the query, a plain MSM over every base is cheaper and is used instead.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,11 @@
-// Uploading the SRS once per device (srs.hpp): resident when the device has
-// room for it and the proving temporaries, else pinned host memory.
+//! Uploading the SRS once per device (srs.hpp): resident when the device has
+//! room for it and the proving temporaries, else pinned host memory.
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "../../cuda/api/msm.hpp"
-#include "../error.hpp"
+#include "../../cuda/util/error.hpp"
 #include "bridge.hpp"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "epilogue.hpp"
@@ -133,7 +133,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
                                                uint64_t stream_chunk) {
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
-    srs->vk = read_vk(vk);
+    srs->vk = read_vk(span_of(vk));
     uint64_t free = 0, total = 0;
     // Quotient buffers kept from earlier proofs would count against room
     // the SRS could use; they are rebuilt on the next proof.
@@ -168,7 +168,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
                                               uint64_t a, uint64_t b) {
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
-    srs->vk = read_vk(vk);
+    srs->vk = read_vk(span_of(vk));
     srs->resident = true;
     const auto tiled = [&](ArrayKind kind, rust::Slice<const uint64_t> pattern, uint64_t len) {
         query_bases q;

@@ -1,7 +1,7 @@
-// The Groth16 SRS as the host function reads it: the verifying-key points on
-// the host, and each query either resident in device memory (read at HBM
-// speed by every proof) or in pinned host memory, streamed through a staging
-// buffer in chunks when the device cannot hold it.
+//! The Groth16 SRS as the host function reads it: the verifying-key points on
+//! the host, and each query either resident in device memory (read at HBM
+//! speed by every proof) or in pinned host memory, streamed through a staging
+//! buffer in chunks when the device cannot hold it.
 #pragma once
 
 #include <condition_variable>

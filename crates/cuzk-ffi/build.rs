@@ -24,9 +24,28 @@ const CUDA_SOURCES: [&str; 6] = [
     "cuda/api/bench.cu",
     "cuda/api/spmv.cu",
 ];
-/// The C++ host code of the Groth16 host function (cpp/groth16/).
-const GROTH16_SOURCES: [&str; 5] =
-    ["cpp/groth16/srs.cpp", "cpp/groth16/prove.cpp", "cpp/groth16/split.cpp", "cpp/groth16/epilogue.cpp", "cpp/groth16/dealloc.cpp"];
+/// The C++ host code of every build: the production entry points that need
+/// no CUDA, the Groth16 host function (cpp/groth16/) and the test and bench
+/// hooks (cpp/hooks/).
+const HOST_SOURCES: [&str; 15] = [
+    "cpp/msm_host.cpp",
+    "cpp/os.cpp",
+    "cpp/r1cs_check.cpp",
+    "cpp/groth16/circuit.cpp",
+    "cpp/groth16/dealloc.cpp",
+    "cpp/groth16/epilogue.cpp",
+    "cpp/groth16/prove.cpp",
+    "cpp/groth16/split.cpp",
+    "cpp/groth16/srs.cpp",
+    "cpp/groth16/timing.cpp",
+    "cpp/hooks/error_hooks.cpp",
+    "cpp/hooks/groth16_hooks.cpp",
+    "cpp/hooks/host_arith.cpp",
+    "cpp/hooks/msm_models.cpp",
+    "cpp/hooks/r1cs_host.cpp",
+];
+/// The two bridges: the production API and the test and bench hooks.
+const BRIDGES: [&str; 2] = ["src/lib.rs", "src/hooks.rs"];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -39,7 +58,9 @@ fn main() {
     for dir in ["cuda", "cpp"] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
-    println!("cargo:rerun-if-changed=src/lib.rs");
+    for bridge in BRIDGES {
+        println!("cargo:rerun-if-changed={bridge}");
+    }
     println!("cargo::rustc-check-cfg=cfg(cuzk_cuda)");
 
     let nvcc = if env::var_os("CUZK_NO_CUDA").is_some_and(|v| v == "1") { None } else { find_nvcc(&root) };
@@ -54,17 +75,13 @@ fn main() {
     }
 
     let static_cxx = env::var_os("CUZK_STATIC_CXX").is_some_and(|v| v == "1");
-    let mut host = cxx_build::bridge("src/lib.rs");
-    host.file(root.join("cpp/host_hooks.cpp"))
-        .file(root.join("cpp/msm_host.cpp"))
-        .file(root.join("cpp/os.cpp"))
-        .file(root.join("cpp/r1cs_host.cpp"))
-        .include(&root)
+    let mut host = cxx_build::bridges(BRIDGES);
+    host.include(&root)
         .std("c++17")
         .opt_level(2)
         .cpp_link_stdlib(None)
         .flag_if_supported("-fconstexpr-ops-limit=1000000000");
-    for src in GROTH16_SOURCES {
+    for src in HOST_SOURCES {
         host.file(root.join(src));
     }
     if nvcc.is_none() {

@@ -1,16 +1,16 @@
-// The arithmetic throughput kernels of bench.hpp: long dependent chains per
-// thread over many resident threads, so the figure is the multiplier's (or
-// the mixed addition's) issue rate, not memory's. Operands come from a few
-// seeds in shared memory; every thread stores its result, so nothing can be
-// dropped by the compiler, and the caller checks a sample against blstrs.
+//! The arithmetic throughput kernels of bench.hpp: long dependent chains per
+//! thread over many resident threads, so the figure is the multiplier's (or
+//! the mixed addition's) issue rate, not memory's. Operands come from a few
+//! seeds in shared memory; every thread stores its result, so nothing can be
+//! dropped by the compiler, and the caller checks a sample against blstrs.
 #include <string>
 
 #include "../ec/point.hpp"
 #include "../msm/accumulation.hpp"
 #include "bench.hpp"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
-#include "timer.cuh"
+#include "../util/timer.cuh"
 
 namespace cuzk {
 namespace {

@@ -1,8 +1,8 @@
-// Entry points that exist to measure the kernels: a timed NTT on a resident
-// input and two arithmetic throughput kernels. Every one returns what it
-// computed as well as the time, so the benchmark checks its result against
-// blstrs and a kernel that was optimised away or is wrong cannot report a
-// figure. No CUDA type appears here (the g++ bridge includes this header).
+//! Entry points that exist to measure the kernels: a timed NTT on a resident
+//! input and two arithmetic throughput kernels. Every one returns what it
+//! computed as well as the time, so the benchmark checks its result against
+//! blstrs and a kernel that was optimised away or is wrong cannot report a
+//! figure. No CUDA type appears here (the g++ bridge includes this header).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
-// Device discovery, an allocation probe and a device field-multiplication
-// hook: the entry points that are not a kernel of the prover.
+//! Device discovery, an allocation probe and a device field-multiplication
+//! hook: the entry points that are not a kernel of the prover.
 #include "../ff/bls12_381.hpp"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
+#include "cuzk-ffi/src/hooks.rs.h"
 #include "cuzk-ffi/src/lib.rs.h"
 
 namespace cuzk {

@@ -1,5 +1,5 @@
-// Device helpers of the Groth16 host function (declared in groth16.hpp):
-// SRS memory, gathers, and the quotient H with every NTT stage on the device.
+//! Device helpers of the Groth16 host function (declared in groth16.hpp):
+//! SRS memory, gathers, and the quotient H with every NTT stage on the device.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -9,12 +9,12 @@
 
 #include "../ntt/domain.hpp"
 #include "../ntt/roots.hpp"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "groth16.hpp"
 #include "host_copy.hpp"
 #include "spmv.cuh"
-#include "timer.cuh"
+#include "../util/timer.cuh"
 
 namespace cuzk::g16 {
 namespace {

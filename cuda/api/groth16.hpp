@@ -1,8 +1,8 @@
-// Device helpers of the Groth16 host function (cpp/groth16/): resident and
-// pinned memory for the SRS, uploads and gathers of bases, and the quotient
-// polynomial H computed on the device. No CUDA type appears here, so the
-// host function, compiled by g++, can drive them; without nvcc they come from
-// cpp/groth16/no_gpu.cpp and fail with a no_gpu error.
+//! Device helpers of the Groth16 host function (cpp/groth16/): resident and
+//! pinned memory for the SRS, uploads and gathers of bases, and the quotient
+//! polynomial H computed on the device. No CUDA type appears here, so the
+//! host function, compiled by g++, can drive them; without nvcc they come from
+//! cpp/groth16/no_gpu.cpp and fail with a no_gpu error.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
-// Host-to-pinned copies for the staged uploads (groth16.cu): one thread
-// cannot read pageable memory as fast as the DMA engine drains pinned
-// memory, so each chunk is copied by several threads. They are started once
-// per quotient state and reused, because spawning them for every 32 MiB
-// chunk cost tens of microseconds per thread on a copy of under a
-// millisecond.
+//! Host-to-pinned copies for the staged uploads (groth16.cu): one thread
+//! cannot read pageable memory as fast as the DMA engine drains pinned
+//! memory, so each chunk is copied by several threads. They are started once
+//! per quotient state and reused, because spawning them for every 32 MiB
+//! chunk cost tens of microseconds per thread on a copy of under a
+//! millisecond.
 #pragma once
 
 #include <algorithm>

@@ -1,14 +1,14 @@
-// Entry points of the MSM and batch addition (declared in msm.hpp): argument
-// checks, resident arrays, streams and timing around cuda/msm/.
+//! Entry points of the MSM and batch addition (declared in msm.hpp): argument
+//! checks, resident arrays, streams and timing around cuda/msm/.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "../msm/batch_add.cuh"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "msm.hpp"
-#include "timer.cuh"
+#include "../util/timer.cuh"
 
 namespace cuzk {
 namespace {
@@ -74,8 +74,7 @@ MsmWindows run_msm(const DeviceArray& bases, uint64_t table_n, uint32_t copies, 
 }
 
 template <class F>
-float run_batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, uint32_t count,
-                    rust::Slice<uint64_t> out) {
+float run_batch_add(const DeviceArray& bases, span<const uint64_t> bitmaps, uint32_t count, span<uint64_t> out) {
     std::memset(out.data(), 0, out.size() * 8);
     if (bitmaps.empty()) return 0.0f;
     cuda::stream s;
@@ -188,7 +187,7 @@ MsmWindows msm_windows_table(const DeviceArray& table, uint64_t table_n, uint32_
     return run_msm<fp2_t>(table, table_n, copies, scalars);
 }
 
-float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, rust::Slice<uint64_t> out) {
+float batch_add_sums(const DeviceArray& bases, span<const uint64_t> bitmaps, span<uint64_t> out) {
     if (!is_points(bases.kind())) throw_invalid("batch_add: bases must be an array of affine points");
     const bool g1 = bases.kind() == ArrayKind::G1Affine;
     const size_t point = g1 ? sizeof(jacobian<fp_t>) : sizeof(jacobian<fp2_t>);

@@ -1,12 +1,13 @@
-// MSM and batch-addition entry points, and the resident device arrays they
-// read. No CUDA type appears here: the bridge (g++) includes this header, and
-// cpp/ host code can hold DeviceArrays without seeing the runtime.
+//! MSM and batch-addition entry points, and the resident device arrays they
+//! read. No CUDA type appears here: the bridge (g++) includes this header, and
+//! cpp/ host code can hold DeviceArrays without seeing the runtime.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "../util/span.hpp"
 #include "rust/cxx.h"
 
 namespace cuzk {
@@ -70,15 +71,12 @@ MsmWindows msm_windows_table(const DeviceArray& table, uint64_t table_n, uint32_
 /// bitmap's word i / 64; ceil(len / 64) words each, no bit at or past len),
 /// the sum of bases[i] over its set bits, written to `out` as Jacobian points
 /// in blstrs' layout, one per bitmap (out's size says how many); returns the
-/// device time in milliseconds.
+/// device time in milliseconds. The bridge's entry point; C++ callers use
+/// batch_add_sums.
 float batch_add(const DeviceArray& bases, rust::Slice<const uint64_t> bitmaps, rust::Slice<uint64_t> out);
 
-// Host test hooks (cpp/msm_hooks.cpp): the index logic of the kernels run on
-// the CPU, for tests without a GPU.
-
-/// The signed digits of the kernels' recoding for a scalar in blstrs'
-/// Montgomery limbs and a window width.
-rust::Vec<int32_t> msm_signed_digits(rust::Slice<const uint64_t> scalar, uint32_t window_bits);
+/// batch_add over plain views, for the host function (cpp/groth16/).
+float batch_add_sums(const DeviceArray& bases, span<const uint64_t> bitmaps, span<uint64_t> out);
 
 /// The window width the MSM picks for n scalars of which `wide` are neither
 /// 0 nor 1 (n for random ones).
@@ -87,30 +85,5 @@ uint32_t msm_window_bits(uint64_t n, uint64_t wide);
 /// The copies msm_table(bases, copies) keeps for `len` bases (also the
 /// host function's sizing of its h table).
 uint64_t msm_table_copies(uint64_t len, uint32_t copies);
-
-/// An MSM over a table of `copies` copies run on the CPU over the integers
-/// mod 2^64 (base i is values[i], scalars in blstrs' Montgomery limbs): the
-/// table's copies, the kernels' digit slots (digits.hpp's slot_of) into the
-/// window_stride bucket sets, and the sets' weights; throws where a slot
-/// falls outside the table. Returns the sum.
-uint64_t msm_table_model(rust::Slice<const uint64_t> scalars, rust::Slice<const uint64_t> values, uint32_t copies);
-
-/// The kernels' two-level bucket accumulation and window reduction run over
-/// the group of integers mod 2^64: `keys` sorted bucket keys, `values` their
-/// items, split over `threads` first-level threads; returns per bucket the
-/// sum of its values (`buckets` entries, wrapping) followed by, per window of
-/// `buckets_per_window` buckets reduced in segments of `segment_len` (the
-/// last of a window shorter when it does not divide them),
-/// sum_b (b + 1) bucket_b.
-rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Slice<const uint64_t> values,
-                                     uint64_t threads, uint32_t buckets, uint32_t buckets_per_window,
-                                     uint32_t segment_len);
-
-/// The batch addition of bitmaps laid end to end run on the CPU over the
-/// integers mod 2^64 (base i is values[i], 64 values per bitmap word): the
-/// kernel's shares of the set-bit ranks over `threads` threads, its keys by
-/// bitmap and the keyed-sum levels; returns one sum per bitmap.
-rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmaps, rust::Slice<const uint64_t> values,
-                                    uint64_t threads);
 
 }  // namespace cuzk

@@ -1,21 +1,21 @@
-// The Fr NTT entry point: natural order in, natural order out, in place on a
-// host buffer of blstrs Scalars, with the same conventions as the CPU domain:
-//   Forward       A_k = sum_i a_i w^(ik)
-//   Inverse       a_i = n^-1 sum_k A_k w^(-ik)
-//   CosetForward  Forward of (a_i g^i)
-//   CosetInverse  Inverse, then a_i *= g^-i
-// where w is the 2^log_n-th root of unity of roots.hpp and g Fr's generator.
-// fr_ntt_timed (bench.hpp) runs the same transforms on a resident input; the
-// Groth16 quotient runs them through ntt::domain (ntt/domain.hpp).
+//! The Fr NTT entry point: natural order in, natural order out, in place on a
+//! host buffer of blstrs Scalars, with the same conventions as the CPU domain:
+//!   Forward       A_k = sum_i a_i w^(ik)
+//!   Inverse       a_i = n^-1 sum_k A_k w^(-ik)
+//!   CosetForward  Forward of (a_i g^i)
+//!   CosetInverse  Inverse, then a_i *= g^-i
+//! where w is the 2^log_n-th root of unity of roots.hpp and g Fr's generator.
+//! fr_ntt_timed (bench.hpp) runs the same transforms on a resident input; the
+//! Groth16 quotient runs them through ntt::domain (ntt/domain.hpp).
 #include <algorithm>
 
 #include "../ntt/domain.hpp"
 #include "../ntt/kernels.cuh"
 #include "../ntt/roots.hpp"
 #include "bench.hpp"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
-#include "timer.cuh"
+#include "../util/timer.cuh"
 
 namespace cuzk {
 namespace ntt {

@@ -1,14 +1,14 @@
-// The resident shape (spmv.hpp, spmv.cuh): upload, evaluation launches and
-// the test entry point r1cs_evaluate.
-//
-// Coefficient indices stay at their recorded width: 16 bits for tables of up
-// to 2^16 entries (every circuit we prove), so a nonzero costs 6 bytes of
-// device memory and of each row's reads instead of 8, and the upload is a
-// plain copy of the host arrays with no widened host copy.
+//! The resident shape (spmv.hpp, spmv.cuh): upload, evaluation launches and
+//! the test entry point r1cs_evaluate.
+//!
+//! Coefficient indices stay at their recorded width: 16 bits for tables of up
+//! to 2^16 entries (every circuit we prove), so a nonzero costs 6 bytes of
+//! device memory and of each row's reads instead of 8, and the upload is a
+//! plain copy of the host arrays with no widened host copy.
 #include <algorithm>
 #include <string>
 
-#include "../../cpp/r1cs.hpp"
+#include "../util/r1cs.hpp"
 #include "../spmv/kernels.cuh"
 #include "cuzk-ffi/src/lib.rs.h"
 #include "spmv.cuh"
@@ -127,7 +127,8 @@ void check_rows(const scratch& sc, cudaStream_t s) {
 std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t device, const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
                                         rust::Slice<const uint64_t> coefficients, uint64_t num_inputs,
                                         uint64_t num_aux) {
-    const r1cs_layout layout = check_r1cs(a, b, c, coefficients, num_inputs, num_aux);
+    const r1cs_layout layout =
+        check_r1cs(r1cs_view_of(a), r1cs_view_of(b), r1cs_view_of(c), span_of(coefficients), num_inputs, num_aux);
     cuda::use_device(device);
     auto st = std::make_unique<DeviceR1cs::state>(a, b, c, coefficients, layout.wide);
     return std::make_unique<DeviceR1cs>(device, layout.rows, num_inputs, num_aux, std::move(st));

@@ -1,12 +1,12 @@
-// The device side of a resident shape (spmv.hpp), for the translation units
-// that launch evaluations: spmv.cu's own entry points and the quotient
-// engine (groth16.cu), which writes a, b, c straight into its NTT buffers.
+//! The device side of a resident shape (spmv.hpp), for the translation units
+//! that launch evaluations: spmv.cu's own entry points and the quotient
+//! engine (groth16.cu), which writes a, b, c straight into its NTT buffers.
 #pragma once
 
 #include <memory>
 
 #include "../ff/bls12_381.hpp"
-#include "cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "spmv.hpp"
 
 namespace cuzk::spmv {

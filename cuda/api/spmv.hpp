@@ -1,8 +1,8 @@
-// A recorded constraint system resident on one device, and the sparse
-// products a = A·w, b = B·w, c = C·w computed there (DESIGN §5: "a/b/c
-// without the CPU"). No CUDA type appears here, so the bridge (g++) and the
-// Groth16 host function can hold shapes; without nvcc the entry points come
-// from cpp/no_gpu.cpp and fail with a no_gpu error.
+//! A recorded constraint system resident on one device, and the sparse
+//! products a = A·w, b = B·w, c = C·w computed there (DESIGN §5: "a/b/c
+//! without the CPU"). No CUDA type appears here, so the bridge (g++) and the
+//! Groth16 host function can hold shapes; without nvcc the entry points come
+//! from cpp/no_gpu.cpp and fail with a no_gpu error.
 #pragma once
 
 #include <cstdint>

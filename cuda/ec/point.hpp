@@ -1,9 +1,9 @@
-// Short Weierstrass points y^2 = x^3 + b with a = 0, as templates over the
-// coordinate field so G1 (over Fp) and G2 (over Fp2) share one code path.
-// The curve constant b appears in no formula below (a = 0 formulas never
-// need it), so one template serves both groups.
-//
-// Costs are in field multiplications (M) and squarings (S) of F.
+//! Short Weierstrass points y^2 = x^3 + b with a = 0, as templates over the
+//! coordinate field so G1 (over Fp) and G2 (over Fp2) share one code path.
+//! The curve constant b appears in no formula below (a = 0 formulas never
+//! need it), so one template serves both groups.
+//!
+//! Costs are in field multiplications (M) and squarings (S) of F.
 #pragma once
 
 #include "../ff/bls12_381.hpp"

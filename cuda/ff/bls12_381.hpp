@@ -1,5 +1,5 @@
-// BLS12-381's fields. Only the moduli are written here; every other constant
-// is derived from them (limbs.hpp, mont.hpp).
+//! BLS12-381's fields. Only the moduli are written here; every other constant
+//! is derived from them (limbs.hpp, mont.hpp).
 #pragma once
 
 #include "fp2.hpp"

@@ -1,11 +1,11 @@
-// One-instruction PTX carry-chain primitives for the device paths of
-// mont.hpp. The carry flag (CC) passes from one call to the next; every
-// statement is `asm volatile` so the compiler keeps them in program order,
-// and ptxas, which sees the flag, schedules the chains.
-//
-// The multi-limb schedules in mont.hpp are templates over a class with these
-// static members: the device instantiates them with `ptx`, and host tests
-// with `emulated`, which runs the same instructions on the CPU.
+//! One-instruction PTX carry-chain primitives for the device paths of
+//! mont.hpp. The carry flag (CC) passes from one call to the next; every
+//! statement is `asm volatile` so the compiler keeps them in program order,
+//! and ptxas, which sees the flag, schedules the chains.
+//!
+//! The multi-limb schedules in mont.hpp are templates over a class with these
+//! static members: the device instantiates them with `ptx`, and host tests
+//! with `emulated`, which runs the same instructions on the CPU.
 #pragma once
 
 #include "common.hpp"
@@ -47,7 +47,7 @@ struct ptx {
 };
 #else
 /// The `ptx` primitives on the host, so that tests run a device schedule
-/// instruction for instruction against blstrs (cpp/host_hooks.cpp) and a
+/// instruction for instruction against blstrs (cpp/hooks/host_arith.cpp) and a
 /// schedule can be tried before it is ever compiled for the device.
 ///
 /// The flag is per thread, because tests run in parallel. The emulation is

@@ -1,5 +1,5 @@
-// Portability macros shared by every header under cuda/: the same source is
-// compiled by g++ (host tests in CI) and by nvcc (device kernels).
+//! Portability macros shared by every header under cuda/: the same source is
+//! compiled by g++ (host tests in CI) and by nvcc (device kernels).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Quadratic extension F[u]/(u^2 + 1) over a Montgomery field; the layout
-// (c0 then c1) matches blst's fp2 and blstrs' Fp2.
+//! Quadratic extension F[u]/(u^2 + 1) over a Montgomery field; the layout
+//! (c0 then c1) matches blst's fp2 and blstrs' Fp2.
 #pragma once
 
 #include "mont.hpp"

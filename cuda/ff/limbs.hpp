@@ -1,6 +1,6 @@
-// Compile-time multi-precision helpers that derive every Montgomery constant
-// (R, R^2, -p^-1, p-2, ...) from the modulus alone, so no constant table is
-// ever typed in by hand. Everything here runs inside constant expressions.
+//! Compile-time multi-precision helpers that derive every Montgomery constant
+//! (R, R^2, -p^-1, p-2, ...) from the modulus alone, so no constant table is
+//! ever typed in by hand. Everything here runs inside constant expressions.
 #pragma once
 
 #include "common.hpp"

@@ -1,11 +1,11 @@
-// Lazy reduction: elements of a Montgomery field kept in [0, 2p) instead of
-// [0, p) between operations. When 4p <= 2^(32N) a Montgomery product of two
-// such values is again below 2p, so a multiplication or squaring skips its
-// final conditional subtraction (a 12-limb borrow chain and a select per
-// limb in Fp, ~9 % of the instructions of a mixed addition and a stretch
-// of its dependency chain); sums and differences reduce modulo 2p at the
-// cost of the canonical ones. Zero has two forms, 0 and p, and values leave
-// through canonical(). The MSM's bucket accumulation in G1 runs on these.
+//! Lazy reduction: elements of a Montgomery field kept in [0, 2p) instead of
+//! [0, p) between operations. When 4p <= 2^(32N) a Montgomery product of two
+//! such values is again below 2p, so a multiplication or squaring skips its
+//! final conditional subtraction (a 12-limb borrow chain and a select per
+//! limb in Fp, ~9 % of the instructions of a mixed addition and a stretch
+//! of its dependency chain); sums and differences reduce modulo 2p at the
+//! cost of the canonical ones. Zero has two forms, 0 and p, and values leave
+//! through canonical(). The MSM's bucket accumulation in G1 runs on these.
 #pragma once
 
 #include "mont.hpp"

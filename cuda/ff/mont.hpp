@@ -1,9 +1,9 @@
-// Montgomery arithmetic over a prime p < 2^(32N-1), generic in the modulus.
-//
-// Representation: N little-endian 32-bit limbs holding a*R mod p with
-// R = 2^(32N), i.e. byte for byte what blst/blstrs store in their u64 limbs,
-// so buffers move between Rust and C++/CUDA without conversion.
-// Every constant is derived from P::modulus() at compile time (limbs.hpp).
+//! Montgomery arithmetic over a prime p < 2^(32N-1), generic in the modulus.
+//!
+//! Representation: N little-endian 32-bit limbs holding a*R mod p with
+//! R = 2^(32N), i.e. byte for byte what blst/blstrs store in their u64 limbs,
+//! so buffers move between Rust and C++/CUDA without conversion.
+//! Every constant is derived from P::modulus() at compile time (limbs.hpp).
 #pragma once
 
 #include "carry.hpp"

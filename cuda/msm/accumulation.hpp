@@ -1,6 +1,6 @@
-// The arithmetic of the mixed-addition loops (bucket accumulation, batch
-// addition), apart from the kernels so that the arithmetic benchmark
-// (api/bench.cu) times the very addition they run.
+//! The arithmetic of the mixed-addition loops (bucket accumulation, batch
+//! addition), apart from the kernels so that the arithmetic benchmark
+//! (api/bench.cu) times the very addition they run.
 #pragma once
 
 #include "../ec/point.hpp"

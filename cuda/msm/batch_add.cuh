@@ -1,12 +1,12 @@
-// Bitmap-driven batch addition: sum of bases[i] over the set bits i of a
-// bitmap, with no scalar multiplication. Filecoin witnesses are mostly 0/1,
-// so the "one" part of each MSM is exactly this sum. A batch's circuits share
-// the bases, so their bitmaps are summed in one pass:
-//
-//   popcount + exclusive scan   rank of the first set bit of every word
-//   batch_add_kernel            equal shares of all set bits per thread, XYZZ
-//                               mixed additions, keyed by bitmap
-//   keyed_sum                   the cut sums added level by level
+//! Bitmap-driven batch addition: sum of bases[i] over the set bits i of a
+//! bitmap, with no scalar multiplication. Filecoin witnesses are mostly 0/1,
+//! so the "one" part of each MSM is exactly this sum. A batch's circuits share
+//! the bases, so their bitmaps are summed in one pass:
+//!
+//!   popcount + exclusive scan   rank of the first set bit of every word
+//!   batch_add_kernel            equal shares of all set bits per thread, XYZZ
+//!                               mixed additions, keyed by bitmap
+//!   keyed_sum                   the cut sums added level by level
 #pragma once
 
 #include <cub/device/device_scan.cuh>

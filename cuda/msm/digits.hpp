@@ -1,10 +1,10 @@
-// Signed-window recoding of Fr scalars for Pippenger's method.
-//
-// A canonical scalar s < 2^255 is written as s = sum_w d_w 2^(c w) with
-// digits 1 - 2^(c-1) <= d_w <= 2^(c-1): a window whose raw value exceeds
-// half the window is taken as negative and borrows one from the next window.
-// Negating an affine point is free, so each window needs only 2^(c-1)
-// buckets (one per |d|) instead of 2^c - 1, halving the bucket reduction.
+//! Signed-window recoding of Fr scalars for Pippenger's method.
+//!
+//! A canonical scalar s < 2^255 is written as s = sum_w d_w 2^(c w) with
+//! digits 1 - 2^(c-1) <= d_w <= 2^(c-1): a window whose raw value exceeds
+//! half the window is taken as negative and borrows one from the next window.
+//! Negating an affine point is free, so each window needs only 2^(c-1)
+//! buckets (one per |d|) instead of 2^c - 1, halving the bucket reduction.
 #pragma once
 
 #include "../ff/bls12_381.hpp"

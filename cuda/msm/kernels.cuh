@@ -1,6 +1,6 @@
-// Kernels of the Pippenger MSM and the bitmap batch addition, templated over
-// the coordinate field F so G1 (Fp) and G2 (Fp2) share them. The index logic
-// lives in segments.hpp and digits.hpp, where the host tests reach it.
+//! Kernels of the Pippenger MSM and the bitmap batch addition, templated over
+//! the coordinate field F so G1 (Fp) and G2 (Fp2) share them. The index logic
+//! lives in segments.hpp and digits.hpp, where the host tests reach it.
 #pragma once
 
 #include "../ec/point.hpp"

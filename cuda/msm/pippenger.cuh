@@ -1,21 +1,21 @@
-// Pippenger's multi-scalar multiplication on one device, stream-ordered:
-//
-//   for each group of windows that fits in memory:
-//     digits   one thread per scalar: Montgomery -> canonical, signed digits,
-//              (bucket key, point index | sign) pairs of the non-zero digits,
-//              compacted (their count comes back to the host)
-//     sort     CUB radix sort of those pairs by bucket key
-//     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
-//              mixed additions, cut runs summed level by level (segments.hpp)
-//     windows  per window sum_b (b + 1) B_b in segments (suffix sums, then
-//              their sum), then a keyed sum
-//   -> one Jacobian sum S_w per window; the caller forms sum_w 2^(c w) S_w,
-//      a chain of ~256 doublings that the host does far faster than one thread.
-//
-// Every allocation happens before the first launch, so running out of memory
-// fails cleanly with nothing queued. Temporaries come from the device's
-// memory pool in the order of the call's stream (cuda::scratch), so calls
-// after the first allocate and free them without the driver.
+//! Pippenger's multi-scalar multiplication on one device, stream-ordered:
+//!
+//!   for each group of windows that fits in memory:
+//!     digits   one thread per scalar: Montgomery -> canonical, signed digits,
+//!              (bucket key, point index | sign) pairs of the non-zero digits,
+//!              compacted (their count comes back to the host)
+//!     sort     CUB radix sort of those pairs by bucket key
+//!     buckets  equal shares of the sorted non-zero digits per thread, XYZZ
+//!              mixed additions, cut runs summed level by level (segments.hpp)
+//!     windows  per window sum_b (b + 1) B_b in segments (suffix sums, then
+//!              their sum), then a keyed sum
+//!   -> one Jacobian sum S_w per window; the caller forms sum_w 2^(c w) S_w,
+//!      a chain of ~256 doublings that the host does far faster than one thread.
+//!
+//! Every allocation happens before the first launch, so running out of memory
+//! fails cleanly with nothing queued. Temporaries come from the device's
+//! memory pool in the order of the call's stream (cuda::scratch), so calls
+//! after the first allocate and free them without the driver.
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "../api/cuda_util.cuh"
+#include "../util/cuda_util.cuh"
 #include "kernels.cuh"
 #include "plan.hpp"
 

@@ -1,5 +1,5 @@
-// Tuning of the MSM, kept apart from the kernels: the window width for a
-// number of points, and the launch shapes.
+//! Tuning of the MSM, kept apart from the kernels: the window width for a
+//! number of points, and the launch shapes.
 #pragma once
 
 #include "digits.hpp"

@@ -1,9 +1,9 @@
-// The index logic of the MSM and batch-addition kernels, generic in the
-// group so that the host tests run it with plain integers (cpp/msm_hooks.cpp)
-// and the kernels with curve points (kernels.cuh).
-//
-// A group type A provides A::identity(), a.is_identity(), a.add(b) and
-// a.dbl(); the point types are ec::xyzz<F>.
+//! The index logic of the MSM and batch-addition kernels, generic in the
+//! group so that the host tests run it with plain integers (cpp/hooks/msm_models.cpp)
+//! and the kernels with curve points (kernels.cuh).
+//!
+//! A group type A provides A::identity(), a.is_identity(), a.add(b) and
+//! a.dbl(); the point types are ec::xyzz<F>.
 #pragma once
 
 #include "../ff/common.hpp"

@@ -1,5 +1,5 @@
-// Transforms of one size on one device, with their tables built once: what
-// the Fr NTT entry points and the Groth16 quotient both run (cuda/api/ntt.cu).
+//! Transforms of one size on one device, with their tables built once: what
+//! the Fr NTT entry points and the Groth16 quotient both run (cuda/api/ntt.cu).
 #pragma once
 
 #include <cuda_runtime.h>

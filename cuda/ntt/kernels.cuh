@@ -1,22 +1,22 @@
-// Radix-2 decimation-in-time NTT over Fr, natural order in and out, in a few
-// passes over memory instead of one per stage:
-//   - the first pass gathers its input in bit-reversed order (times g^i for
-//     a forward coset transform) and runs the first stages inside shared
-//     memory, one block per contiguous chunk of 2^10 elements;
-//   - each later pass runs up to 9 more stages in shared memory: a block
-//     holds 2^k elements spaced 2^s apart (the butterfly partners of stages
-//     s .. s+k-1) for T = 2^(10-k) neighbouring columns, so its loads and
-//     stores stay coalesced;
-//   - the last pass scales by n^-1 (times g^-i for an inverse coset) as it
-//     stores.
-// A 2^27 transform is three passes (10, 9 and 8 stages) where it was twelve
-// (a bit reversal, one shared-memory pass, nine radix-4/radix-2 passes and a
-// scaling pass).
-// Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
-// j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
-// keeps four elements in registers and runs two stages between barriers.
-// The passes are bound by the IMAD pipe (Nsight Compute on the H200: the
-// fmaheavy pipe 73-83 % busy), i.e. by the Fr multiplications.
+//! Radix-2 decimation-in-time NTT over Fr, natural order in and out, in a few
+//! passes over memory instead of one per stage:
+//!   - the first pass gathers its input in bit-reversed order (times g^i for
+//!     a forward coset transform) and runs the first stages inside shared
+//!     memory, one block per contiguous chunk of 2^10 elements;
+//!   - each later pass runs up to 9 more stages in shared memory: a block
+//!     holds 2^k elements spaced 2^s apart (the butterfly partners of stages
+//!     s .. s+k-1) for T = 2^(10-k) neighbouring columns, so its loads and
+//!     stores stay coalesced;
+//!   - the last pass scales by n^-1 (times g^-i for an inverse coset) as it
+//!     stores.
+//! A 2^27 transform is three passes (10, 9 and 8 stages) where it was twelve
+//! (a bit reversal, one shared-memory pass, nine radix-4/radix-2 passes and a
+//! scaling pass).
+//! Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
+//! j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
+//! keeps four elements in registers and runs two stages between barriers.
+//! The passes are bound by the IMAD pipe (Nsight Compute on the H200: the
+//! fmaheavy pipe 73-83 % busy), i.e. by the Fr multiplications.
 #pragma once
 
 #include <type_traits>

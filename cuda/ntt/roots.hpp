@@ -1,6 +1,6 @@
-// Roots of unity of Fr, derived from the multiplicative generator and the
-// modulus (no literal root tables): with p - 1 = t * 2^S, t odd,
-// g^t has order 2^S, and squaring it S - k times gives a 2^k-th root.
+//! Roots of unity of Fr, derived from the multiplicative generator and the
+//! modulus (no literal root tables): with p - 1 = t * 2^S, t odd,
+//! g^t has order 2^S, and squaring it S - k times gives a 2^k-th root.
 #pragma once
 
 #include "../ff/bls12_381.hpp"

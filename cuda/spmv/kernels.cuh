@@ -1,10 +1,10 @@
-// The SpMV kernels: classify the witness, then one thread per row computes
-// a, b and c (row.hpp) and notes the lowest row that fails a·b = c.
-//
-// One thread per row keeps a row's three dot products and its check in
-// registers with no inter-thread reduction. Rows are short in the circuits
-// we prove (one to a few terms; MultiEq's packed rows reach a few hundred),
-// so a warp waits on its longest row at worst.
+//! The SpMV kernels: classify the witness, then one thread per row computes
+//! a, b and c (row.hpp) and notes the lowest row that fails a·b = c.
+//!
+//! One thread per row keeps a row's three dot products and its check in
+//! registers with no inter-thread reduction. Rows are short in the circuits
+//! we prove (one to a few terms; MultiEq's packed rows reach a few hundred),
+//! so a warp waits on its longest row at worst.
 #pragma once
 
 #include "row.hpp"

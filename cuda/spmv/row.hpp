@@ -1,15 +1,15 @@
-// One row of a = A·w, b = B·w, c = C·w and its check a·b = c, written once
-// for the host (g++: the CI test hook, cpp/r1cs_host.cpp) and the device
-// (nvcc: kernels.cuh), so CI checks the very arithmetic the GPU runs.
-//
-// Most witness values of the circuits we prove are bits and most
-// coefficients are ±1, so every value is first classified as zero, one or
-// other (one byte per variable). In a row a zero costs nothing and is never
-// read; a one with coefficient ±1 is counted in an integer; a one with any
-// other coefficient is that table entry; only "other" values are read (32
-// bytes each) and multiplied, and not even that by ±1. When a, b and c are
-// such counts the check is an integer comparison, and when a or b is the
-// count 0 or 1 it needs no multiplication.
+//! One row of a = A·w, b = B·w, c = C·w and its check a·b = c, written once
+//! for the host (g++: the CI test hook, cpp/hooks/r1cs_host.cpp) and the device
+//! (nvcc: kernels.cuh), so CI checks the very arithmetic the GPU runs.
+//!
+//! Most witness values of the circuits we prove are bits and most
+//! coefficients are ±1, so every value is first classified as zero, one or
+//! other (one byte per variable). In a row a zero costs nothing and is never
+//! read; a one with coefficient ±1 is counted in an integer; a one with any
+//! other coefficient is that table entry; only "other" values are read (32
+//! bytes each) and multiplied, and not even that by ±1. When a, b and c are
+//! such counts the check is an integer comparison, and when a or b is the
+//! count 0 or 1 it needs no multiplication.
 #pragma once
 
 #include "../ff/bls12_381.hpp"

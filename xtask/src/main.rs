@@ -6,6 +6,7 @@
 mod bench;
 mod bundle;
 mod cuda;
+mod includes;
 mod shell;
 mod test;
 mod tidy;

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::shell;
+use crate::{includes, shell};
 
 /// The layers, lowest first: a crate may depend only on crates before it.
 const LAYERS: &[&str] =
@@ -15,7 +15,7 @@ const UNSAFE_CRATE: &str = "cuzk-ffi";
 
 pub fn run(_: &[String]) -> Result<(), String> {
     let problems: Vec<String> =
-        [layering(), unsafe_fenced(), readme_commands(), no_skipped_tests()].concat();
+        [layering(), unsafe_fenced(), readme_commands(), no_skipped_tests(), includes::problems()].concat();
     if problems.is_empty() {
         eprintln!("tidy: all checks pass");
         Ok(())

@@ -3,11 +3,13 @@
 //!
 //! Every fallible C++ function returns `Result`: C++ throws a `cuzk::error`
 //! whose message starts with a machine-readable kind (`no_gpu`, `no_device`,
-//! `cuda_oom`, `cuda_error`, `invalid_input`, `unsatisfied`, see cpp/error.hpp) and cxx
+//! `cuda_oom`, `cuda_error`, `invalid_input`, `unsatisfied`, see cuda/util/error.hpp) and cxx
 //! turns it into an `Err(cxx::Exception)`; nothing unwinds across the FFI.
 //! `cuzk-gpu` parses those kinds into its typed error.
 
 pub mod cast;
+/// The second bridge: test and bench hooks, apart from the production API.
+pub mod hooks;
 
 /// The error type the bridge returns; its message starts with the error kind.
 pub use cxx::Exception;
@@ -18,7 +20,8 @@ pub use cxx::UniquePtr;
 /// point returns a `no_gpu` error.
 pub const CUDA_COMPILED: bool = cfg!(cuzk_cuda);
 
-/// The cxx bridge: shared types first, then the C++ functions.
+/// The production bridge: shared types first, then the C++ functions the
+/// prover runs. Test and bench hooks live in [`hooks`].
 #[cxx::bridge(namespace = "cuzk")]
 pub mod ffi {
     /// One CUDA device as the runtime reports it.
@@ -38,79 +41,6 @@ pub mod ffi {
         pub total_mem: u64,
         /// Device memory free at the time of the query, in bytes.
         pub free_mem: u64,
-    }
-
-    /// A field of BLS12-381 with host and device arithmetic.
-    #[derive(Debug)]
-    enum Field {
-        /// The scalar field (4 limbs).
-        Fr,
-        /// The base field (6 limbs).
-        Fp,
-        /// The quadratic extension of Fp (12 limbs).
-        Fp2,
-    }
-
-    /// A field operation of the host test hook; unary ops ignore `b`.
-    #[derive(Debug)]
-    enum FieldOp {
-        /// a + b
-        Add,
-        /// a - b
-        Sub,
-        /// a * b
-        Mul,
-        /// a^2
-        Sqr,
-        /// -a
-        Neg,
-        /// Inverse; zero maps to zero.
-        Inv,
-        /// a + b through the device's carry-chain schedule (`add_chain`),
-        /// run on the host against an emulated carry flag; prime fields only.
-        AddChain,
-        /// a - b through the device schedule `sub_chain`, emulated; prime fields only.
-        SubChain,
-        /// a * b through the device schedule `mul_chain`, emulated; for Fp2
-        /// its own device schedule, Karatsuba with deferred reductions (`mul_lazy`).
-        MulChain,
-        /// a * b as the full product (`mul_wide_chain`) then its Montgomery
-        /// reduction (`redc_wide_chain`), emulated; prime fields only.
-        WideMulChain,
-        /// a^2 through the device schedule `sqr_chain`, emulated; prime fields only.
-        SqrChain,
-        /// a * b in the lazily reduced form of the G1 accumulation (ff/loose.hpp:
-        /// inputs and result below 2p, the result not reduced further), emulated; Fp only.
-        LooseMul,
-        /// a^2 in the lazily reduced form, emulated; Fp only.
-        LooseSqr,
-        /// a + b in the lazily reduced form (modulo 2p), emulated; Fp only.
-        LooseAdd,
-        /// a - b in the lazily reduced form (modulo 2p), emulated; Fp only.
-        LooseSub,
-    }
-
-    /// A group of BLS12-381.
-    #[derive(Debug)]
-    enum Curve {
-        /// Points over Fp.
-        G1,
-        /// Points over Fp2.
-        G2,
-    }
-
-    /// A curve operation of the host test hook. `p` is always a Jacobian
-    /// point (blstrs' projective form); the result is affine.
-    #[derive(Debug)]
-    enum CurveOp {
-        /// p + q, q Jacobian.
-        Add,
-        /// 2p; q ignored.
-        Dbl,
-        /// p + q, q affine (the bucket accumulation of MSM).
-        AddAffine,
-        /// p itself, through the XYZZ form; q ignored.
-        ToAffine,
     }
 
     /// Which Fr transform; sizes are powers of two, order natural in and out.
@@ -152,15 +82,6 @@ pub mod ffi {
     unsafe extern "C++" {
         include!("cpp/bridge.hpp");
 
-        /// Writes the modulus, R and R^2 of a prime field as limbs and returns -p^-1 mod 2^32.
-        fn field_constants(field: Field, modulus: &mut [u64], one: &mut [u64], r2: &mut [u64]) -> Result<u32>;
-        /// Host-compiled field arithmetic on Montgomery limbs.
-        fn field_op(field: Field, op: FieldOp, a: &[u64], b: &[u64], out: &mut [u64]) -> Result<()>;
-        /// Host-compiled curve arithmetic on limbs (through the XYZZ form).
-        fn curve_op(curve: Curve, op: CurveOp, p: &[u64], q: &[u64], out: &mut [u64]) -> Result<()>;
-        /// The primitive 2^log_n-th root of unity the NTT kernels use.
-        fn ntt_root_of_unity(log_n: u32, out: &mut [u64]) -> Result<()>;
-
         /// Raises the calling thread's nice value by `steps` (Linux; elsewhere
         /// an `unsupported` error), so the threads that feed the GPUs win
         /// the cores from it.
@@ -170,10 +91,6 @@ pub mod ffi {
         fn device_count() -> Result<i32>;
         /// Properties and free memory of one device.
         fn device_info(id: i32) -> Result<DeviceInfo>;
-        /// Allocates, fills and frees `bytes` of device memory: exercises the out-of-memory path.
-        fn device_alloc_probe(id: i32, bytes: u64) -> Result<()>;
-        /// Element-wise a * b computed on the device (the kernels' multiplier).
-        fn gpu_field_mul(id: i32, field: Field, a: &[u64], b: &[u64], out: &mut [u64]) -> Result<()>;
         /// In-place Fr NTT of a power-of-two number of Montgomery scalars.
         fn fr_ntt(id: i32, kind: NttKind, data: &mut [u64]) -> Result<()>;
     }
@@ -207,41 +124,10 @@ pub mod ffi {
         /// limbs in `out` (one point per bitmap); returns device milliseconds.
         fn batch_add(bases: &DeviceArray, bitmaps: &[u64], out: &mut [u64]) -> Result<f32>;
 
-        /// Host hook: the kernels' signed digits of a Montgomery scalar for window width `window_bits`.
-        fn msm_signed_digits(scalar: &[u64], window_bits: u32) -> Result<Vec<i32>>;
         /// Host hook: the window width the MSM picks for n scalars of which `wide` are neither 0 nor 1.
         fn msm_window_bits(n: u64, wide: u64) -> u32;
-        /// Host hook: an MSM over a table of precomputed copies, over integers mod 2^64.
-        fn msm_table_model(scalars: &[u64], values: &[u64], copies: u32) -> Result<u64>;
         /// The copies `msm_table` keeps for `len` bases asked for `copies`.
         fn msm_table_copies(len: u64, copies: u32) -> u64;
-        /// Host hook: the kernels' bucket accumulation and window reduction over integers mod 2^64.
-        fn msm_reduce_model(
-            keys: &[u32],
-            values: &[u64],
-            threads: u64,
-            buckets: u32,
-            buckets_per_window: u32,
-            segment_len: u32,
-        ) -> Result<Vec<u64>>;
-        /// Host hook: the batch addition of bitmaps laid end to end over
-        /// integers mod 2^64 (base i is values[i]; 64 values per bitmap word),
-        /// one sum per bitmap, with the kernel's shares for `threads` threads.
-        fn batch_add_model(bitmaps: &[u64], values: &[u64], threads: u64) -> Result<Vec<u64>>;
-    }
-
-    unsafe extern "C++" {
-        include!("cuda/api/bench.hpp");
-
-        /// Runs an Fr transform of a resident scalar array `runs` times (tables built once);
-        /// returns each run's device milliseconds and, if `out` is not empty, the result.
-        fn fr_ntt_timed(input: &DeviceArray, kind: NttKind, runs: u32, out: &mut [u64]) -> Result<Vec<f32>>;
-        /// `threads` dependent chains of `iters` Fp multiplications (x = seeds[t % k] * y^iters,
-        /// y = seeds[(t + 1) % k]); the first results go to `sample`; returns device milliseconds.
-        fn fp_mul_chain(id: i32, seeds: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
-        /// `threads` chains of `iters` G1 mixed additions (bases[t % k] + bases[(t + 1) % k] + ...),
-        /// XYZZ results of the first threads to `sample`; returns device milliseconds.
-        fn g1_add_chain(id: i32, bases: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
     }
 
     /// One constraint matrix of a recorded shape (cuzk-synth's `Csr`):
@@ -285,16 +171,6 @@ pub mod ffi {
             a: &mut [u64],
             b: &mut [u64],
             c: &mut [u64],
-        ) -> Result<()>;
-        /// Host hook: the same checks and row code on the CPU; `abc` is a, then b, then c.
-        fn r1cs_evaluate_host<'a>(
-            a: &R1csMatrix<'a>,
-            b: &R1csMatrix<'a>,
-            c: &R1csMatrix<'a>,
-            coefficients: &[u64],
-            inputs: &[u64],
-            aux: &[u64],
-            abc: &mut [u64],
         ) -> Result<()>;
     }
 
@@ -345,22 +221,6 @@ pub mod ffi {
         pub epilogue_ms: f64,
         /// Entry until just before returning (temporaries go to the freeing thread after).
         pub pre_destructor_ms: f64,
-    }
-
-    /// Host hook output: the split of one query over a batch
-    /// (cpp/groth16/split.hpp), flattened, so tests can check it on the CPU.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
-    pub struct Groth16Split {
-        /// Bases in the query.
-        pub len: u64,
-        /// True when every base gets a plain MSM (no bitmaps, no tail).
-        pub dense: bool,
-        /// Sparse: per circuit, ceil(len / 64) words of its ones bitmap, concatenated.
-        pub ones: Vec<u64>,
-        /// Sparse: the tail's base positions, ascending.
-        pub tail: Vec<u32>,
-        /// Per circuit, its tail (sparse) or all (dense A and B; none for dense L) scalars, 4 limbs each, concatenated.
-        pub scalars: Vec<u64>,
     }
 
     /// Where an uploaded SRS keeps its bases.
@@ -426,13 +286,6 @@ pub mod ffi {
             timing: bool,
             proofs: &mut [u8],
         ) -> Result<Groth16Timings>;
-        /// Host hook: the split of query `query` (0 = L, 1 = A, 2 = B) over `circuits` on `threads` threads.
-        fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32) -> Result<Groth16Split>;
-        /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
-        fn groth16_epilogue_hook(vk: &[u64], sums: &[u64], rs: &[u64], proof: &mut [u8]) -> Result<()>;
-        /// Host hook: the split's stepwise release of pages over buffer[first..first + len]
-        /// (whole pages inside it read zero afterwards, every other byte is kept).
-        fn release_pages_hook(buffer: &mut [u8], first: usize, len: usize) -> Result<()>;
     }
 }
 

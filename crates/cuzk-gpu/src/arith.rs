@@ -1,26 +1,26 @@
+use cuzk_ffi::hooks::ffi as hooks;
 use crate::{Device, GpuError};
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut, Limbs};
-use cuzk_ffi::ffi;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Group;
 
-pub use cuzk_ffi::ffi::{CurveOp, FieldOp};
+pub use cuzk_ffi::hooks::ffi::{CurveOp, FieldOp};
 
 /// A blstrs field type the kernels implement.
 pub trait KernelField: Limbs + ff::Field {
     /// Its name on the bridge.
-    const FIELD: ffi::Field;
+    const FIELD: hooks::Field;
 }
 impl KernelField for Scalar {
-    const FIELD: ffi::Field = ffi::Field::Fr;
+    const FIELD: hooks::Field = hooks::Field::Fr;
 }
 impl KernelField for Fp {
-    const FIELD: ffi::Field = ffi::Field::Fp;
+    const FIELD: hooks::Field = hooks::Field::Fp;
 }
 impl KernelField for Fp2 {
-    const FIELD: ffi::Field = ffi::Field::Fp2;
+    const FIELD: hooks::Field = hooks::Field::Fp2;
 }
 
 /// `op(a, b)` computed by the kernels' field code compiled for the host.
@@ -28,7 +28,7 @@ impl KernelField for Fp2 {
 /// emulated carry flag; Fp2's only one is `MulChain` (others are `InvalidInput`).
 pub fn host_field_op<F: KernelField>(op: FieldOp, a: &F, b: &F) -> Result<F, GpuError> {
     let mut out = [F::ZERO];
-    ffi::field_op(F::FIELD, op, as_limbs(std::slice::from_ref(a)), as_limbs(std::slice::from_ref(b)), as_limbs_mut(&mut out))?;
+    hooks::field_op(F::FIELD, op, as_limbs(std::slice::from_ref(a)), as_limbs(std::slice::from_ref(b)), as_limbs_mut(&mut out))?;
     Ok(out[0])
 }
 
@@ -48,14 +48,14 @@ pub struct MontgomeryConstants {
 /// The constants the host build of the kernels' field code uses.
 pub fn host_field_constants<F: KernelField>() -> Result<MontgomeryConstants, GpuError> {
     let (mut modulus, mut one, mut r2) = (vec![0; F::LIMBS], vec![0; F::LIMBS], vec![0; F::LIMBS]);
-    let m0 = ffi::field_constants(F::FIELD, &mut modulus, &mut one, &mut r2)?;
+    let m0 = hooks::field_constants(F::FIELD, &mut modulus, &mut one, &mut r2)?;
     Ok(MontgomeryConstants { modulus, one, r2, m0 })
 }
 
 /// The primitive 2^log_n-th root of unity the NTT kernels derive.
 pub fn host_root_of_unity(log_n: u32) -> Result<Scalar, GpuError> {
     let mut out = [Scalar::ZERO];
-    ffi::ntt_root_of_unity(log_n, as_limbs_mut(&mut out))?;
+    hooks::ntt_root_of_unity(log_n, as_limbs_mut(&mut out))?;
     Ok(out[0])
 }
 
@@ -65,7 +65,7 @@ pub fn device_field_mul<F: KernelField>(device: &Device, a: &[F], b: &[F]) -> Re
         return Err(GpuError::InvalidInput(format!("operand lengths differ: {} and {}", a.len(), b.len())));
     }
     let mut out = vec![F::ZERO; a.len()];
-    ffi::gpu_field_mul(device.id(), F::FIELD, as_limbs(a), as_limbs(b), as_limbs_mut(&mut out))?;
+    hooks::gpu_field_mul(device.id(), F::FIELD, as_limbs(a), as_limbs(b), as_limbs_mut(&mut out))?;
     Ok(out)
 }
 
@@ -76,7 +76,7 @@ pub trait KernelCurve {
     /// blstrs' affine type.
     type Affine: Limbs + PrimeCurveAffine;
     /// Its name on the bridge.
-    const CURVE: ffi::Curve;
+    const CURVE: hooks::Curve;
 }
 
 /// Marker for G1 in [`host_curve_op`].
@@ -87,12 +87,12 @@ pub struct G2;
 impl KernelCurve for G1 {
     type Jacobian = G1Projective;
     type Affine = G1Affine;
-    const CURVE: ffi::Curve = ffi::Curve::G1;
+    const CURVE: hooks::Curve = hooks::Curve::G1;
 }
 impl KernelCurve for G2 {
     type Jacobian = G2Projective;
     type Affine = G2Affine;
-    const CURVE: ffi::Curve = ffi::Curve::G2;
+    const CURVE: hooks::Curve = hooks::Curve::G2;
 }
 
 /// `op` on Jacobian `p` (and `q`: Jacobian limbs for `Add`, affine limbs for
@@ -100,7 +100,7 @@ impl KernelCurve for G2 {
 /// the host; returns the affine result.
 pub fn host_curve_op<C: KernelCurve>(op: CurveOp, p: &C::Jacobian, q: &[u64]) -> Result<C::Affine, GpuError> {
     let mut out = [C::Affine::identity()];
-    ffi::curve_op(C::CURVE, op, as_limbs(std::slice::from_ref(p)), q, as_limbs_mut(&mut out))?;
+    hooks::curve_op(C::CURVE, op, as_limbs(std::slice::from_ref(p)), q, as_limbs_mut(&mut out))?;
     Ok(out[0])
 }
 
@@ -117,7 +117,7 @@ pub struct ChainRun<T> {
 /// (see [`fp_mul_chain_reference`]); returns the first `sample` results.
 pub fn fp_mul_chain(device: &Device, seeds: &[Fp], threads: u64, iters: u32, sample: usize) -> Result<ChainRun<Fp>, GpuError> {
     let mut out = vec![Fp::ZERO; sample];
-    let device_ms = ffi::fp_mul_chain(device.id(), as_limbs(seeds), threads, iters, as_limbs_mut(&mut out))?;
+    let device_ms = hooks::fp_mul_chain(device.id(), as_limbs(seeds), threads, iters, as_limbs_mut(&mut out))?;
     Ok(ChainRun { sample: out, device_ms })
 }
 
@@ -140,7 +140,7 @@ pub fn g1_add_chain(
 ) -> Result<ChainRun<G1Projective>, GpuError> {
     // X, Y, ZZ, ZZZ per thread.
     let mut out = vec![Fp::ZERO; 4 * sample];
-    let device_ms = ffi::g1_add_chain(device.id(), as_limbs(bases), threads, iters, as_limbs_mut(&mut out))?;
+    let device_ms = hooks::g1_add_chain(device.id(), as_limbs(bases), threads, iters, as_limbs_mut(&mut out))?;
     let sample = out.chunks(4).map(|c| xyzz_to_jacobian(c[0], c[1], c[2], c[3])).collect();
     Ok(ChainRun { sample, device_ms })
 }

@@ -1,3 +1,4 @@
+use cuzk_ffi::hooks::ffi as hooks;
 use crate::GpuError;
 use cuzk_ffi::ffi;
 
@@ -36,6 +37,6 @@ impl Device {
     /// the engine check that an allocation failure is a typed `OutOfMemory`
     /// that leaves the device usable.
     pub fn probe_alloc(&self, bytes: u64) -> Result<(), GpuError> {
-        Ok(ffi::device_alloc_probe(self.id(), bytes)?)
+        Ok(hooks::device_alloc_probe(self.id(), bytes)?)
     }
 }

@@ -62,7 +62,7 @@ impl From<cuzk_ffi::Exception> for GpuError {
 }
 
 impl GpuError {
-    /// Parses a bridge message `kind[(key=value,...)]: detail` (cpp/error.hpp).
+    /// Parses a bridge message `kind[(key=value,...)]: detail` (cuda/util/error.hpp).
     pub fn parse(message: &str) -> GpuError {
         let (head, detail) = message.split_once(": ").unwrap_or((message, ""));
         let (kind, args) = match head.split_once('(') {

@@ -198,6 +198,7 @@ fn check_needs(sizes: &SrsSizes, needs: &Needs<'_>) -> Result<(), GpuError> {
 
 #[cfg(test)]
 mod tests {
+    use cuzk_ffi::hooks::ffi as hooks;
     use super::*;
     use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
     use cuzk_ffi::cast::as_limbs;
@@ -287,7 +288,7 @@ mod tests {
         sum_limbs.extend_from_slice(as_limbs(&[sl, sh]));
         let rs = as_limbs(&[r, s]).to_vec();
         let mut out = [0u8; 192];
-        ffi::groth16_epilogue_hook(&vk_limbs, &sum_limbs, &rs, &mut out).unwrap();
+        hooks::groth16_epilogue_hook(&vk_limbs, &sum_limbs, &rs, &mut out).unwrap();
         out
     }
 
@@ -324,7 +325,7 @@ mod tests {
     #[test]
     fn host_epilogue_rejects_malformed_input() {
         let mut out = [0u8; 192];
-        let err = GpuError::from(ffi::groth16_epilogue_hook(&[0; 84], &[0; 10], &[0; 8], &mut out).unwrap_err());
+        let err = GpuError::from(hooks::groth16_epilogue_hook(&[0; 84], &[0; 10], &[0; 8], &mut out).unwrap_err());
         assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
     }
 }

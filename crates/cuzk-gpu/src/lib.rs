@@ -28,6 +28,8 @@ pub mod host;
 /// Recorded shapes resident on a device and the sparse products a, b, c
 /// computed there from a witness (DESIGN §5).
 pub mod spmv;
+/// Test-facing wrappers over the bridge's test hooks.
+pub mod hooks;
 
 pub use device::{devices, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};

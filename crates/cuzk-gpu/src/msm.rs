@@ -208,6 +208,7 @@ fn combine_windows<C: MsmCurve>(windows: &ffi::MsmWindows) -> C::Jacobian {
 
 #[cfg(test)]
 mod tests {
+    use cuzk_ffi::hooks::ffi as hooks;
     use super::*;
     use ff::{Field, PrimeField};
     use proptest::prelude::*;
@@ -245,7 +246,7 @@ mod tests {
     }
 
     fn kernel_digits(s: &Scalar, c: u32) -> Vec<i64> {
-        ffi::msm_signed_digits(as_limbs(std::slice::from_ref(s)), c).unwrap().into_iter().map(i64::from).collect()
+        hooks::msm_signed_digits(as_limbs(std::slice::from_ref(s)), c).unwrap().into_iter().map(i64::from).collect()
     }
 
     fn check_digits(s: &Scalar, c: u32) {
@@ -305,7 +306,7 @@ mod tests {
     #[test]
     fn bad_window_bits_are_invalid_input() {
         for c in [0, 1, 23, 64] {
-            let err = GpuError::from(ffi::msm_signed_digits(as_limbs(&[Scalar::ONE]), c).unwrap_err());
+            let err = GpuError::from(hooks::msm_signed_digits(as_limbs(&[Scalar::ONE]), c).unwrap_err());
             assert!(matches!(err, GpuError::InvalidInput(_)), "c = {c}: {err:?}");
         }
     }
@@ -359,7 +360,7 @@ mod tests {
         // s mod 2^64: the canonical value's low word.
         let low_word = |s: &Scalar| u64::from_le_bytes(s.to_bytes_le()[..8].try_into().unwrap());
         let want = scalars.iter().zip(&values).fold(0u64, |acc, (s, v)| acc.wrapping_add(low_word(s).wrapping_mul(*v)));
-        let got = ffi::msm_table_model(as_limbs(&scalars), &values, copies).unwrap();
+        let got = hooks::msm_table_model(as_limbs(&scalars), &values, copies).unwrap();
         assert_eq!(got, want, "{n} values, {copies} copies");
         let kept = ffi::msm_table_copies(n as u64, copies);
         assert!(kept >= 1 && kept <= u64::from(copies), "{n} values, {copies} copies: {kept} kept");
@@ -422,7 +423,7 @@ mod tests {
     proptest! {
         #[test]
         fn reduction_model_matches_naive_sums((keys, values, threads, buckets, per, seg) in reduce_case()) {
-            let got = ffi::msm_reduce_model(&keys, &values, threads, buckets, per, seg).unwrap();
+            let got = hooks::msm_reduce_model(&keys, &values, threads, buckets, per, seg).unwrap();
             prop_assert_eq!(got, naive_reduce(&keys, &values, buckets, per));
         }
     }
@@ -436,7 +437,7 @@ mod tests {
             let keys = vec![3u32; n];
             let values: Vec<u64> = (1..=n as u64).collect();
             for seg in [2, 3, 5] {
-                let got = ffi::msm_reduce_model(&keys, &values, threads, 8, 4, seg).unwrap();
+                let got = hooks::msm_reduce_model(&keys, &values, threads, 8, 4, seg).unwrap();
                 assert_eq!(got, naive_reduce(&keys, &values, 8, 4), "n = {n}, threads = {threads}, segment {seg}");
             }
         }
@@ -468,7 +469,7 @@ mod tests {
                         .fold(0u64, |acc, i| acc.wrapping_add(values[i]))
                 })
                 .collect();
-            prop_assert_eq!(ffi::batch_add_model(&bitmaps, &values, threads).unwrap(), expected);
+            prop_assert_eq!(hooks::batch_add_model(&bitmaps, &values, threads).unwrap(), expected);
         }
     }
 

@@ -1,3 +1,4 @@
+use cuzk_ffi::hooks::ffi as hooks;
 use crate::{Device, DeviceScalars, GpuError};
 use blstrs::Scalar;
 use ff::Field;
@@ -69,7 +70,7 @@ pub fn ntt_timed(input: &DeviceScalars, kind: NttKind, runs: u32, keep_result: b
         return Err(GpuError::InvalidInput("a transform of one element does no work to time".into()));
     }
     let mut result = if keep_result { vec![Scalar::ZERO; input.len()] } else { Vec::new() };
-    let device_ms = ffi::fr_ntt_timed(input.array(), kind.into(), runs, cast::as_limbs_mut(&mut result))?;
+    let device_ms = hooks::fr_ntt_timed(input.array(), kind.into(), runs, cast::as_limbs_mut(&mut result))?;
     Ok(TimedNtt { device_ms, result })
 }
 

@@ -1,3 +1,4 @@
+use cuzk_ffi::hooks::ffi as hooks;
 use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
@@ -138,7 +139,7 @@ pub fn evaluate_on_host(shape: &RecordedShape<Scalar>, w: &Witness<Scalar>) -> R
     check_witness(shape.num_inputs(), shape.num_aux(), w)?;
     let rows = shape.num_constraints();
     let mut abc = vec![Scalar::ZERO; 3 * rows];
-    ffi::r1cs_evaluate_host(
+    hooks::r1cs_evaluate_host(
         &matrix(shape.a()),
         &matrix(shape.b()),
         &matrix(shape.c()),

@@ -1,4 +1,4 @@
-//! The SpMV kernels' checks and row code (cuda/spmv/row.hpp, cpp/r1cs.hpp),
+//! The SpMV kernels' checks and row code (cuda/spmv/row.hpp, cuda/util/r1cs.hpp),
 //! compiled for the host and run through the bridge's test hook, against
 //! cuzk-synth's CPU evaluation: random circuits (with long rows and every
 //! kind of coefficient and value), both workloads, a shape of input rows
@@ -7,10 +7,11 @@
 
 mod circuits;
 
+use cuzk_ffi::hooks::ffi as hooks;
 use blstrs::Scalar;
 use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
 use cuzk_ffi::cast::as_limbs;
-use cuzk_ffi::ffi::{self, R1csMatrix};
+use cuzk_ffi::ffi::R1csMatrix;
 use cuzk_gpu::spmv::evaluate_on_host;
 use cuzk_gpu::GpuError;
 use cuzk_synth::workloads::Workload;
@@ -102,7 +103,7 @@ impl Raw {
         };
         let mut abc = vec![0u64; 3 * 4 * (self.row_ptr[0].len().max(1) - 1)];
         let (inputs, aux) = ([Scalar::ONE], [Scalar::from(3u64)]);
-        ffi::r1cs_evaluate_host(&m(0), &m(1), &m(2), as_limbs(&self.table), as_limbs(&inputs), as_limbs(&aux), &mut abc)
+        hooks::r1cs_evaluate_host(&m(0), &m(1), &m(2), as_limbs(&self.table), as_limbs(&inputs), as_limbs(&aux), &mut abc)
             .map_err(GpuError::from)
     }
 }

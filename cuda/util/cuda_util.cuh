@@ -1,6 +1,6 @@
-// CUDA runtime wrappers for the entry points: every call is checked and
-// turned into a typed cuzk::error (cpp/error.hpp); every resource is RAII so
-// an error path releases what it took and leaves the device usable.
+//! CUDA runtime wrappers for the entry points: every call is checked and
+//! turned into a typed cuzk::error (error.hpp); every resource is RAII so
+//! an error path releases what it took and leaves the device usable.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../cpp/error.hpp"
+#include "error.hpp"
 
 namespace cuzk::cuda {
 

@@ -1,6 +1,6 @@
-// Device time of stream-ordered work, measured with CUDA events: what every
-// entry point that reports a kernel time (MSM, batch addition, the timed NTT,
-// the arithmetic microbenchmarks) uses, so their figures are comparable.
+//! Device time of stream-ordered work, measured with CUDA events: what every
+//! entry point that reports a kernel time (MSM, batch addition, the timed NTT,
+//! the arithmetic microbenchmarks) uses, so their figures are comparable.
 #pragma once
 
 #include "cuda_util.cuh"

@@ -1,13 +1,13 @@
-// Host builds of the cuda/ field and curve code, exposed to Rust so that CI
-// (which has no GPU) checks the very code the kernels run against blstrs.
+//! Host builds of the cuda/ field and curve code, exposed to Rust so that CI
+//! (which has no GPU) checks the very code the kernels run against blstrs.
 #include <cstring>
 
 #include <type_traits>
 
-#include "../cuda/ec/point.hpp"
-#include "../cuda/ff/loose.hpp"
-#include "../cuda/ntt/roots.hpp"
-#include "cuzk-ffi/src/lib.rs.h"
+#include "../../cuda/ec/point.hpp"
+#include "../../cuda/ff/loose.hpp"
+#include "../../cuda/ntt/roots.hpp"
+#include "cuzk-ffi/src/hooks.rs.h"
 #include "limbs_io.hpp"
 
 namespace cuzk {

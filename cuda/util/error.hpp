@@ -1,12 +1,12 @@
-// Errors that cross the bridge. cxx turns a thrown std::exception into a Rust
-// Err whose message is what(); the message starts with a machine-readable
-// kind that cuzk-gpu parses into its typed GpuError:
-//   no_gpu: ...                              no driver, no device, or built without CUDA
-//   no_device(id=I,count=C): ...             device id out of range
-//   cuda_oom(requested=B,free=F): ...        device allocation failed
-//   cuda_error(CODE): ...                    any other CUDA runtime error
-//   invalid_input: ...                       caller passed malformed data
-//   unsatisfied(row=R): ...                  the witness fails constraint R (the lowest such)
+//! Errors that cross the bridge. cxx turns a thrown std::exception into a Rust
+//! Err whose message is what(); the message starts with a machine-readable
+//! kind that cuzk-gpu parses into its typed GpuError:
+//!   no_gpu: ...                              no driver, no device, or built without CUDA
+//!   no_device(id=I,count=C): ...             device id out of range
+//!   cuda_oom(requested=B,free=F): ...        device allocation failed
+//!   cuda_error(CODE): ...                    any other CUDA runtime error
+//!   invalid_input: ...                       caller passed malformed data
+//!   unsatisfied(row=R): ...                  the witness fails constraint R (the lowest such)
 #pragma once
 
 #include <cstdint>

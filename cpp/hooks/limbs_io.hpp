@@ -1,12 +1,12 @@
-// Moving field elements and points between Rust u64 limb slices and the
-// cuda/ types. The byte layouts are identical (little-endian limbs), so this
-// is a length-checked memcpy.
+//! Moving field elements and points between Rust u64 limb slices and the
+//! cuda/ types. The byte layouts are identical (little-endian limbs), so this
+//! is a length-checked memcpy.
 #pragma once
 
 #include <cstring>
 #include <string>
 
-#include "error.hpp"
+#include "../../cuda/util/error.hpp"
 #include "rust/cxx.h"
 
 namespace cuzk {

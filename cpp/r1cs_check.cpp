@@ -1,15 +1,13 @@
-// The shape checks (r1cs.hpp) and the host test hook r1cs_evaluate_host:
-// the kernels' row code (cuda/spmv/row.hpp) compiled by g++, run row after
-// row on the CPU, so a test without a GPU compares it with cuzk-synth's
-// evaluation.
+//! The shape checks of cuda/util/r1cs.hpp: what the device upload
+//! (cuda/api/spmv.cu) and the host hook (cpp/hooks/r1cs_host.cpp) run before
+//! any row code indexes with a shape. Host code in every build, so CI runs
+//! the checks the device relies on.
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "../cuda/spmv/row.hpp"
-#include "cuzk-ffi/src/lib.rs.h"
-#include "error.hpp"
-#include "r1cs.hpp"
+#include "../cuda/util/error.hpp"
+#include "../cuda/util/r1cs.hpp"
 
 namespace cuzk {
 namespace {
@@ -19,7 +17,7 @@ using spmv::fr_t;
 constexpr const char* NAMES[3] = {"A", "B", "C"};
 
 /// Matrix i's checks that do not depend on the others; returns its nonzeros.
-uint64_t check_matrix(const R1csMatrix& m, const char* name, uint64_t num_vars) {
+uint64_t check_matrix(const r1cs_matrix& m, const char* name, uint64_t num_vars) {
     const auto fail = [&](const std::string& why) { throw_invalid(std::string("matrix ") + name + ": " + why); };
     if (m.row_ptr.empty()) fail("no row pointers (a matrix of r rows has r + 1)");
     if (m.row_ptr[0] != 0) fail("row pointers do not start at 0");
@@ -38,7 +36,7 @@ uint64_t check_matrix(const R1csMatrix& m, const char* name, uint64_t num_vars) 
 }
 
 template <class T>
-void check_indices(rust::Slice<const T> ks, const char* name, uint64_t table_len) {
+void check_indices(span<const T> ks, const char* name, uint64_t table_len) {
     for (size_t i = 0; i < ks.size(); i++) {
         if (ks[i] >= table_len)
             throw_invalid(std::string("matrix ") + name + ": coefficient index " + std::to_string(ks[i]) +
@@ -46,39 +44,17 @@ void check_indices(rust::Slice<const T> ks, const char* name, uint64_t table_len
     }
 }
 
-fr_t scalar_at(rust::Slice<const uint64_t> limbs, uint64_t i) {
+fr_t scalar_at(span<const uint64_t> limbs, uint64_t i) {
     fr_t x;
     std::memcpy(&x, limbs.data() + 4 * i, sizeof(x));
     return x;
 }
 
-template <class K>
-spmv::csr_view<K> host_view(const R1csMatrix& m) {
-    if constexpr (sizeof(K) == 2) return {m.row_ptr.data(), m.cols.data(), m.narrow.data()};
-    else return {m.row_ptr.data(), m.cols.data(), m.wide.data()};
-}
-
-/// Every row on the CPU; returns the lowest unsatisfied row or NO_ROW.
-template <class K>
-uint32_t evaluate_rows(const R1csMatrix* const (&m)[3], const fr_t* table, uint32_t rows, const std::vector<fr_t>& w,
-                       fr_t* abc) {
-    const spmv::r1cs_view<K> s{{host_view<K>(*m[0]), host_view<K>(*m[1]), host_view<K>(*m[2])}, table, rows};
-    std::vector<uint8_t> classes(w.size());
-    for (size_t i = 0; i < w.size(); i++) classes[i] = spmv::classify(w[i]);
-    const spmv::witness_view wv{w.data(), classes.data()};
-    uint32_t first_bad = spmv::NO_ROW;
-    for (uint32_t r = 0; r < rows; r++) {
-        if (!spmv::eval_row(s, wv, r, abc, abc + rows, abc + 2 * uint64_t(rows)) && first_bad == spmv::NO_ROW)
-            first_bad = r;
-    }
-    return first_bad;
-}
-
 }  // namespace
 
-r1cs_layout check_r1cs(const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
-                       rust::Slice<const uint64_t> coefficients, uint64_t num_inputs, uint64_t num_aux) {
-    const R1csMatrix* m[3] = {&a, &b, &c};
+r1cs_layout check_r1cs(const r1cs_matrix& a, const r1cs_matrix& b, const r1cs_matrix& c,
+                       span<const uint64_t> coefficients, uint64_t num_inputs, uint64_t num_aux) {
+    const r1cs_matrix* m[3] = {&a, &b, &c};
     const uint64_t num_vars = num_inputs + num_aux;
     if (num_inputs > (uint64_t(1) << 32) || num_vars > (uint64_t(1) << 32))
         throw_invalid("shape: " + std::to_string(num_vars) + " variables do not fit 32-bit columns");
@@ -108,28 +84,6 @@ r1cs_layout check_r1cs(const R1csMatrix& a, const R1csMatrix& b, const R1csMatri
         else check_indices(m[i]->narrow, NAMES[i], layout.table_len);
     }
     return layout;
-}
-
-void r1cs_evaluate_host(const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
-                        rust::Slice<const uint64_t> coefficients, rust::Slice<const uint64_t> inputs,
-                        rust::Slice<const uint64_t> aux, rust::Slice<uint64_t> abc) {
-    if (inputs.size() % 4 != 0 || aux.size() % 4 != 0)
-        throw_invalid("r1cs_evaluate_host: inputs and aux must be whole numbers of scalars");
-    const r1cs_layout layout = check_r1cs(a, b, c, coefficients, inputs.size() / 4, aux.size() / 4);
-    if (abc.size() != 3 * 4 * layout.rows)
-        throw_invalid("r1cs_evaluate_host: abc must hold 3 x " + std::to_string(layout.rows) + " scalars");
-    std::vector<fr_t> w(inputs.size() / 4 + aux.size() / 4);
-    if (!inputs.empty()) std::memcpy(w.data(), inputs.data(), inputs.size() * 8);
-    if (!aux.empty()) std::memcpy(w.data() + inputs.size() / 4, aux.data(), aux.size() * 8);
-    // Copies, because fr_t is 16-byte aligned and Rust's limbs only 8.
-    std::vector<fr_t> table(layout.table_len), out(3 * layout.rows);
-    std::memcpy(table.data(), coefficients.data(), coefficients.size() * 8);
-    const R1csMatrix* m[3] = {&a, &b, &c};
-    const uint32_t rows = uint32_t(layout.rows);
-    const uint32_t bad = layout.wide ? evaluate_rows<uint32_t>(m, table.data(), rows, w, out.data())
-                                     : evaluate_rows<uint16_t>(m, table.data(), rows, w, out.data());
-    if (!out.empty()) std::memcpy(abc.data(), out.data(), abc.size() * 8);
-    if (bad != spmv::NO_ROW) throw_unsatisfied(bad);
 }
 
 }  // namespace cuzk
