@@ -24,10 +24,10 @@
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use blstrs::{Fp, G1Affine};
-use cuzk_gpu::arith::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, G1, G2};
 use cuzk_gpu::batch_add::batch_add_resident;
+use cuzk_gpu::curve::{G1, G2};
+use cuzk_gpu::hooks::bench::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed, ChainRun};
 use cuzk_gpu::msm::{msm_resident, msm_table, DeviceRun, MsmCurve, MsmTable};
-use cuzk_gpu::ntt::ntt_timed;
 use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError, NttKind};
 use ff::Field;
 use group::Curve;
@@ -153,7 +153,7 @@ impl Table {
 /// Medians of the device times of a chain kernel after one warm-up, each
 /// run's sample checked against the CPU reference.
 fn chain_median<T: PartialEq + std::fmt::Debug>(
-    mut run: impl FnMut() -> Result<cuzk_gpu::arith::ChainRun<T>, GpuError>,
+    mut run: impl FnMut() -> Result<ChainRun<T>, GpuError>,
     reference: impl Fn(usize) -> T,
 ) -> f64 {
     run().unwrap();

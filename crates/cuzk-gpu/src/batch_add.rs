@@ -1,4 +1,4 @@
-use crate::arith::{G1, G2};
+use crate::curve::{G1, G2};
 use crate::msm::{DeviceBases, DeviceRun, MsmCurve};
 use crate::{Device, GpuError};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};

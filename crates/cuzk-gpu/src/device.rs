@@ -1,4 +1,3 @@
-use cuzk_ffi::hooks::ffi as hooks;
 use crate::GpuError;
 use cuzk_ffi::ffi;
 
@@ -31,12 +30,5 @@ impl Device {
     /// Properties read when the device was opened (free memory is that moment's).
     pub fn info(&self) -> &DeviceInfo {
         &self.info
-    }
-
-    /// Allocates, fills and frees `bytes` of device memory. Lets tests and
-    /// the engine check that an allocation failure is a typed `OutOfMemory`
-    /// that leaves the device usable.
-    pub fn probe_alloc(&self, bytes: u64) -> Result<(), GpuError> {
-        Ok(hooks::device_alloc_probe(self.id(), bytes)?)
     }
 }

@@ -198,16 +198,9 @@ fn check_needs(sizes: &SrsSizes, needs: &Needs<'_>) -> Result<(), GpuError> {
 
 #[cfg(test)]
 mod tests {
-    use cuzk_ffi::hooks::ffi as hooks;
     use super::*;
-    use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
-    use cuzk_ffi::cast::as_limbs;
     use cuzk_synth::DensityTracker;
     use ff::Field;
-    use group::prime::PrimeCurveAffine;
-    use group::{Curve, Group};
-    use rand_chacha::ChaCha20Rng;
-    use rand_core::SeedableRng;
 
     fn assignment(constraints: usize, inputs: usize, aux: usize) -> ProvingAssignment<Scalar> {
         let mut pa = ProvingAssignment::new();
@@ -254,78 +247,5 @@ mod tests {
         let mut short = pa.clone();
         short.b.pop();
         assert!(matches!(check_sizes(&ok, &short), Err(GpuError::InvalidInput(_))));
-    }
-
-    /// The epilogue of the CPU prover, written with blstrs.
-    fn reference_proof(
-        vk: &cuzk_groth16::VerifyingKey,
-        sums: (G1Projective, G1Projective, G2Projective, G1Projective, G1Projective),
-        r: Scalar,
-        s: Scalar,
-    ) -> [u8; 192] {
-        let (sa, sb1, sb2, sl, sh) = sums;
-        let a = sa + vk.alpha_g1 + vk.delta_g1 * r;
-        let b1 = sb1 + vk.beta_g1 + vk.delta_g1 * s;
-        let b2 = sb2 + vk.beta_g2 + vk.delta_g2 * s;
-        let c = sl + sh + a * s + b1 * r - vk.delta_g1 * (r * s);
-        Proof { a: a.to_affine(), b: b2.to_affine(), c: c.to_affine() }.to_bytes()
-    }
-
-    fn host_epilogue(
-        vk: &cuzk_groth16::VerifyingKey,
-        sums: (G1Projective, G1Projective, G2Projective, G1Projective, G1Projective),
-        r: Scalar,
-        s: Scalar,
-    ) -> [u8; 192] {
-        let mut vk_limbs = Vec::new();
-        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.alpha_g1, vk.beta_g1]));
-        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.beta_g2]));
-        vk_limbs.extend_from_slice(as_limbs::<G1Affine>(&[vk.delta_g1]));
-        vk_limbs.extend_from_slice(as_limbs::<G2Affine>(&[vk.delta_g2]));
-        let (sa, sb1, sb2, sl, sh) = sums;
-        let mut sum_limbs = as_limbs(&[sa, sb1]).to_vec();
-        sum_limbs.extend_from_slice(as_limbs(&[sb2]));
-        sum_limbs.extend_from_slice(as_limbs(&[sl, sh]));
-        let rs = as_limbs(&[r, s]).to_vec();
-        let mut out = [0u8; 192];
-        hooks::groth16_epilogue_hook(&vk_limbs, &sum_limbs, &rs, &mut out).unwrap();
-        out
-    }
-
-    #[test]
-    fn host_epilogue_matches_blstrs_byte_for_byte() {
-        let mut rng = ChaCha20Rng::seed_from_u64(0x6e70);
-        let g1 = |rng: &mut ChaCha20Rng| G1Projective::random(rng);
-        let g2 = |rng: &mut ChaCha20Rng| G2Projective::random(rng);
-        for round in 0..24 {
-            let vk = cuzk_groth16::VerifyingKey {
-                alpha_g1: g1(&mut rng).to_affine(),
-                beta_g1: g1(&mut rng).to_affine(),
-                beta_g2: g2(&mut rng).to_affine(),
-                gamma_g2: G2Affine::generator(),
-                delta_g1: g1(&mut rng).to_affine(),
-                delta_g2: g2(&mut rng).to_affine(),
-                ic: vec![],
-            };
-            let mut sums = (g1(&mut rng), g1(&mut rng), g2(&mut rng), g1(&mut rng), g1(&mut rng));
-            // Empty sums (a circuit with no ones, say) are identities.
-            if round % 4 == 1 {
-                sums.0 = G1Projective::identity();
-                sums.2 = G2Projective::identity();
-            }
-            if round % 4 == 2 {
-                sums.3 = G1Projective::identity();
-                sums.4 = G1Projective::identity();
-            }
-            let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
-            assert_eq!(host_epilogue(&vk, sums, r, s), reference_proof(&vk, sums, r, s), "round {round}");
-        }
-    }
-
-    #[test]
-    fn host_epilogue_rejects_malformed_input() {
-        let mut out = [0u8; 192];
-        let err = GpuError::from(hooks::groth16_epilogue_hook(&[0; 84], &[0; 10], &[0; 8], &mut out).unwrap_err());
-        assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
     }
 }

@@ -11,9 +11,8 @@ pub mod error;
 pub mod device;
 /// Fr number-theoretic transforms on a device.
 pub mod ntt;
-/// The kernels' field and curve arithmetic, run on the host or the device
-/// for differential tests against blstrs.
-pub mod arith;
+/// The groups the kernels implement (markers `G1`, `G2`).
+pub mod curve;
 
 /// Pippenger multi-scalar multiplication in G1 and G2, resident inputs.
 pub mod msm;
@@ -28,7 +27,7 @@ pub mod host;
 /// Recorded shapes resident on a device and the sparse products a, b, c
 /// computed there from a witness (DESIGN §5).
 pub mod spmv;
-/// Test-facing wrappers over the bridge's test hooks.
+/// Test- and bench-facing wrappers over the bridge's hooks.
 pub mod hooks;
 
 pub use device::{devices, Device, DeviceInfo};

@@ -1,7 +1,5 @@
-use cuzk_ffi::hooks::ffi as hooks;
-use crate::{Device, DeviceScalars, GpuError};
+use crate::{Device, GpuError};
 use blstrs::Scalar;
-use ff::Field;
 use cuzk_ffi::{cast, ffi};
 
 /// Which transform [`ntt`] computes; all take and return natural order.
@@ -49,29 +47,6 @@ pub fn log_size(len: usize) -> Result<u32, GpuError> {
 pub fn ntt(device: &Device, data: &mut [Scalar], kind: NttKind) -> Result<(), GpuError> {
     log_size(data.len())?;
     Ok(ffi::fr_ntt(device.id(), kind.into(), cast::as_limbs_mut(data))?)
-}
-
-/// The device times of repeated transforms of one resident input, and the
-/// transform itself when it was asked for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimedNtt {
-    /// Device milliseconds of each run (CUDA events around the kernels).
-    pub device_ms: Vec<f32>,
-    /// The transform of the input; empty unless requested.
-    pub result: Vec<Scalar>,
-}
-
-/// Transforms the resident `input` `runs` times out of place, timing each
-/// run on the device. The twiddle and coset tables are built once, before
-/// the first run and untimed, as the Groth16 host builds them once per
-/// domain; `keep_result` copies the (identical) output back afterwards.
-pub fn ntt_timed(input: &DeviceScalars, kind: NttKind, runs: u32, keep_result: bool) -> Result<TimedNtt, GpuError> {
-    if log_size(input.len())? == 0 {
-        return Err(GpuError::InvalidInput("a transform of one element does no work to time".into()));
-    }
-    let mut result = if keep_result { vec![Scalar::ZERO; input.len()] } else { Vec::new() };
-    let device_ms = hooks::fr_ntt_timed(input.array(), kind.into(), runs, cast::as_limbs_mut(&mut result))?;
-    Ok(TimedNtt { device_ms, result })
 }
 
 #[cfg(test)]

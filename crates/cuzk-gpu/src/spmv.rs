@@ -1,4 +1,3 @@
-use cuzk_ffi::hooks::ffi as hooks;
 use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
@@ -34,7 +33,7 @@ impl std::fmt::Debug for DeviceShape {
 }
 
 /// The bridge's borrowed form of one matrix, indices at their recorded width.
-fn matrix(m: &Csr) -> ffi::R1csMatrix<'_> {
+pub(crate) fn matrix(m: &Csr) -> ffi::R1csMatrix<'_> {
     let (narrow, wide): (&[u16], &[u32]) = match m.coeff_indices() {
         CoeffIndexSlice::Narrow(v) => (v, &[]),
         CoeffIndexSlice::Wide(v) => (&[], v),
@@ -43,7 +42,7 @@ fn matrix(m: &Csr) -> ffi::R1csMatrix<'_> {
 }
 
 /// Checks a witness's lengths against a shape's before any FFI call.
-fn check_witness(num_inputs: usize, num_aux: usize, w: &Witness<Scalar>) -> Result<(), GpuError> {
+pub(crate) fn check_witness(num_inputs: usize, num_aux: usize, w: &Witness<Scalar>) -> Result<(), GpuError> {
     if w.inputs.len() != num_inputs || w.aux.len() != num_aux {
         return Err(GpuError::InvalidInput(format!(
             "the shape has {num_inputs} inputs and {num_aux} aux variables, the witness {} and {}",
@@ -130,25 +129,4 @@ impl DeviceShape {
     pub(crate) fn raw(&self) -> &ffi::DeviceR1cs {
         &self.raw
     }
-}
-
-/// The kernels' checks and row code run on the CPU through the bridge's
-/// host hook, for tests without a GPU: equal to [`DeviceShape::evaluate`]
-/// by construction (one source), and compared with cuzk-synth's evaluation.
-pub fn evaluate_on_host(shape: &RecordedShape<Scalar>, w: &Witness<Scalar>) -> Result<[Vec<Scalar>; 3], GpuError> {
-    check_witness(shape.num_inputs(), shape.num_aux(), w)?;
-    let rows = shape.num_constraints();
-    let mut abc = vec![Scalar::ZERO; 3 * rows];
-    hooks::r1cs_evaluate_host(
-        &matrix(shape.a()),
-        &matrix(shape.b()),
-        &matrix(shape.c()),
-        as_limbs(shape.coefficients()),
-        as_limbs(&w.inputs),
-        as_limbs(&w.aux),
-        as_limbs_mut(&mut abc),
-    )?;
-    let c = abc.split_off(2 * rows);
-    let b = abc.split_off(rows);
-    Ok([abc, b, c])
 }

@@ -9,10 +9,9 @@
 mod harness;
 
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, Scalar};
-use cuzk_gpu::arith::{
-    device_field_mul, fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, KernelField,
-};
-use cuzk_gpu::ntt::ntt_timed;
+use cuzk_gpu::hooks::arith::{device_field_mul, KernelField};
+use cuzk_gpu::hooks::bench::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed};
+use cuzk_gpu::hooks::device::probe_alloc;
 use cuzk_gpu::{devices, ntt, Device, DeviceScalars, GpuError, NttKind};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -268,14 +267,14 @@ fn g1_add_chain_matches_blstrs(device: &Device, rng: &mut ChaCha20Rng) {
 
 fn out_of_memory_is_typed_and_recoverable(device: &Device, rng: &mut ChaCha20Rng) {
     let requested = 1u64 << 50;
-    match device.probe_alloc(requested).unwrap_err() {
+    match probe_alloc(device, requested).unwrap_err() {
         GpuError::OutOfMemory { requested: r, free } => {
             assert_eq!(r, requested);
             assert!(free > 0 && free <= device.info().total_mem);
         }
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
-    device.probe_alloc(1 << 20).unwrap();
+    probe_alloc(device, 1 << 20).unwrap();
     let a = random_scalars(rng, 1 << 10);
     check_ntt(device, &a, NttKind::Forward, &|a, w| naive_dft(a, w));
 }

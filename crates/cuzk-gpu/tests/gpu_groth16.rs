@@ -12,7 +12,7 @@
 mod harness;
 
 use blstrs::{G1Affine, Scalar};
-use cuzk_gpu::arith::G1;
+use cuzk_gpu::curve::G1;
 use cuzk_gpu::{prove, Device, DeviceBases, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof, Parameters};
 use cuzk_synth::workloads::Workload;

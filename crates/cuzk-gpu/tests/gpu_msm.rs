@@ -8,7 +8,7 @@
 mod harness;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use cuzk_gpu::arith::{G1, G2};
+use cuzk_gpu::curve::{G1, G2};
 use cuzk_gpu::batch_add::{batch_add, batch_add_resident, batch_add_resident_many};
 use cuzk_gpu::msm::{msm, msm_resident, msm_table, window_bits_for, MsmCurve, MsmTable};
 use cuzk_gpu::{msm_g1, Device, DeviceBases, DeviceScalars, GpuError};

@@ -18,7 +18,7 @@ mod harness;
 
 use blstrs::Scalar;
 use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
-use cuzk_gpu::spmv::evaluate_on_host;
+use cuzk_gpu::hooks::spmv::evaluate_on_host;
 use cuzk_gpu::{prove, prove_recorded, Device, DeviceShape, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof};
 use cuzk_synth::workloads::Workload;

@@ -6,9 +6,9 @@
 
 use blstrs::{Fp, Fp2, G1Projective, G2Projective, Scalar};
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
-use cuzk_gpu::arith::{
-    host_curve_op, host_field_constants, host_field_op, host_root_of_unity, CurveOp, FieldOp, KernelCurve,
-    KernelField, G1, G2,
+use cuzk_gpu::curve::{G1, G2};
+use cuzk_gpu::hooks::arith::{
+    host_curve_op, host_field_constants, host_field_op, host_root_of_unity, CurveOp, FieldOp, HookCurve, KernelField,
 };
 use ff::{Field, PrimeField};
 use group::{Curve, Group};
@@ -348,7 +348,7 @@ fn point<P: Group>() -> impl Strategy<Value = P> {
     ]
 }
 
-fn check_curve<C: KernelCurve>(p: C::Jacobian, q: C::Jacobian)
+fn check_curve<C: HookCurve>(p: C::Jacobian, q: C::Jacobian)
 where
     C::Jacobian: Group + Curve<AffineRepr = C::Affine> + std::fmt::Debug,
     C::Affine: PartialEq + std::fmt::Debug,

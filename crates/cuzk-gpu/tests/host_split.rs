@@ -5,10 +5,11 @@
 //! one circuit is cut into several pieces (65,536 aux variables each) with
 //! piece boundaries in the middle of bitmap words.
 
-use cuzk_ffi::hooks::ffi as hooks;
 use blstrs::Scalar;
 use cuzk_ffi::cast::as_limbs;
 use cuzk_ffi::ffi;
+use cuzk_gpu::hooks::groth16::{release_pages, split, Groth16Split};
+use cuzk_gpu::GpuError;
 use ff::Field;
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
@@ -81,14 +82,14 @@ fn positions(query: u8, w: &Witness, d: &Densities) -> Vec<(Scalar, bool)> {
 }
 
 /// The split as DESIGN §4.2 defines it, one position at a time.
-fn model(query: u8, batch: &[Witness], d: &Densities) -> hooks::Groth16Split {
+fn model(query: u8, batch: &[Witness], d: &Densities) -> Groth16Split {
     let per: Vec<Vec<(Scalar, bool)>> = batch.iter().map(|w| positions(query, w, d)).collect();
     let len = per[0].len();
     let words = len.div_ceil(64);
     let is_tail = |(v, input): &(Scalar, bool)| *input || !(bool::from(v.is_zero()) || *v == Scalar::ONE);
     let tail: Vec<u32> = (0..len).filter(|&p| per.iter().any(|c| is_tail(&c[p]))).map(|p| p as u32).collect();
     let dense = 2 * tail.len() > len;
-    let mut out = hooks::Groth16Split { len: len as u64, dense, ..Default::default() };
+    let mut out = Groth16Split { len: len as u64, dense, ..Default::default() };
     if dense {
         if query != 0 {
             for c in &per {
@@ -138,9 +139,9 @@ fn view<'a>(w: &'a Witness, d: &'a Densities) -> ffi::Groth16Circuit<'a> {
     }
 }
 
-fn host_split(query: u8, batch: &[Witness], d: &Densities, threads: u32) -> hooks::Groth16Split {
+fn host_split(query: u8, batch: &[Witness], d: &Densities, threads: u32) -> Groth16Split {
     let circuits: Vec<ffi::Groth16Circuit<'_>> = batch.iter().map(|w| view(w, d)).collect();
-    hooks::groth16_split_hook(&circuits, query, threads).expect("the split hook accepts a well-formed batch")
+    split(&circuits, query, threads).expect("the split hook accepts a well-formed batch")
 }
 
 /// Clears the bits past `bits` (the host function rejects them).
@@ -183,11 +184,11 @@ proptest! {
 fn split_hook_rejects_a_bad_query_and_stray_density_bits() {
     let w = Witness { input: vec![Scalar::ONE], aux: vec![Scalar::ONE; 3] };
     let d = Densities { a_aux: vec![0b111], b_input: vec![1], b_aux: vec![0b101] };
-    let err = hooks::groth16_split_hook(&[view(&w, &d)], 3, 1).unwrap_err();
-    assert!(err.what().contains("query 3"), "{}", err.what());
+    let err = split(&[view(&w, &d)], 3, 1).unwrap_err();
+    assert!(matches!(&err, GpuError::InvalidInput(m) if m.contains("query 3")), "{err}");
     let stray = Densities { a_aux: vec![0b1111], b_input: vec![1], b_aux: vec![0b101] };
-    let err = hooks::groth16_split_hook(&[view(&w, &stray)], 1, 1).unwrap_err();
-    assert!(err.what().contains("a_aux_density"), "{}", err.what());
+    let err = split(&[view(&w, &stray)], 1, 1).unwrap_err();
+    assert!(matches!(&err, GpuError::InvalidInput(m) if m.contains("a_aux_density")), "{err}");
 }
 
 /// The split's large arrays give their pages back in 64 MiB steps before
@@ -201,7 +202,7 @@ fn released_pages_read_zero_and_nothing_else_changes() {
     let pattern = |i: usize| (i % 251 + 1) as u8;
     let mut buf: Vec<u8> = (0..(150 << 20) + 1234).map(pattern).collect();
     let (first, len) = (777, buf.len() - 777 - 999);
-    hooks::release_pages_hook(&mut buf, first, len).unwrap();
+    release_pages(&mut buf, first, len).unwrap();
     let addr = buf.as_ptr() as usize;
     let zero_from = (addr + first).div_ceil(PAGE) * PAGE - addr;
     let zero_to = (addr + first + len) / PAGE * PAGE - addr;
@@ -210,5 +211,5 @@ fn released_pages_read_zero_and_nothing_else_changes() {
         assert_eq!(b, want, "byte {i} (pages zeroed from {zero_from} to {zero_to})");
     }
     let past = buf.len() - 9;
-    assert!(hooks::release_pages_hook(&mut buf, 10, past).is_err());
+    assert!(release_pages(&mut buf, 10, past).is_err());
 }

@@ -7,12 +7,10 @@
 
 mod circuits;
 
-use cuzk_ffi::hooks::ffi as hooks;
 use blstrs::Scalar;
 use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
-use cuzk_ffi::cast::as_limbs;
 use cuzk_ffi::ffi::R1csMatrix;
-use cuzk_gpu::spmv::evaluate_on_host;
+use cuzk_gpu::hooks::spmv::{evaluate_matrices_on_host, evaluate_on_host};
 use cuzk_gpu::GpuError;
 use cuzk_synth::workloads::Workload;
 use cuzk_synth::{RecordedShape, Witness};
@@ -101,10 +99,8 @@ impl Raw {
             narrow: &self.narrow[i],
             wide: &self.wide[i],
         };
-        let mut abc = vec![0u64; 3 * 4 * (self.row_ptr[0].len().max(1) - 1)];
         let (inputs, aux) = ([Scalar::ONE], [Scalar::from(3u64)]);
-        hooks::r1cs_evaluate_host(&m(0), &m(1), &m(2), as_limbs(&self.table), as_limbs(&inputs), as_limbs(&aux), &mut abc)
-            .map_err(GpuError::from)
+        evaluate_matrices_on_host([&m(0), &m(1), &m(2)], &self.table, &inputs, &aux).map(|_| ())
     }
 }
 
