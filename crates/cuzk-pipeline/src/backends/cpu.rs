@@ -78,7 +78,7 @@ mod tests {
         let rs = [(Scalar::from(3u64), Scalar::from(5u64))];
         let cpu = CpuBackend::new();
         let direct = cpu.prove(&params, &[pa], &rs).unwrap().proofs;
-        assert_eq!(cpu.prove_witnesses(&params, &shape, &[witness.clone()], &rs).unwrap().proofs, direct);
+        assert_eq!(cpu.prove_witnesses(&params, &shape, std::slice::from_ref(&witness), &rs).unwrap().proofs, direct);
 
         let mut wrong = witness;
         wrong.aux[1] += Scalar::from(1u64);

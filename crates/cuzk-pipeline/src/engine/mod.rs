@@ -141,12 +141,6 @@ impl Engine {
         memory::partition_bytes(params)
     }
 
-    /// Bytes a partition that stopped at its witness (for a backend that
-    /// computes a, b, c itself) keeps reserved until it is proved.
-    pub fn witness_bytes(params: &Parameters) -> u64 {
-        memory::witness_bytes(params).min(memory::partition_bytes(params))
-    }
-
     /// Loads the parameters in `params` (and uploads them to every GPU), and
     /// their recorded constraint system when one was saved, now instead of
     /// when the first job needs them, then waits for what the backends build
