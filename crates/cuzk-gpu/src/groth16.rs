@@ -4,7 +4,8 @@ use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::as_limbs;
 use cuzk_ffi::ffi;
-use cuzk_groth16::{Domain, Proof};
+use cuzk_groth16::sizes::{Needs as RuleNeeds, QueryLengths};
+use cuzk_groth16::Proof;
 use cuzk_synth::{DensityTracker, ProvingAssignment, Witness};
 
 /// Milliseconds per stage of one host-function call (DESIGN §4.6).
@@ -141,7 +142,7 @@ fn circuit<'a>(pa: &'a ProvingAssignment<Scalar>, (r, s): &(Scalar, Scalar)) -> 
     }
 }
 
-/// What one circuit needs of the SRS.
+/// What one circuit needs of the SRS, with the bitsets the device reads.
 struct Needs<'a> {
     constraints: usize,
     inputs: usize,
@@ -150,8 +151,9 @@ struct Needs<'a> {
     densities: [&'a DensityTracker; 3],
 }
 
-/// Checks every query size of the SRS against what the assignment needs,
-/// as the CPU prover does, naming both sizes when they differ.
+/// Checks every query size of the SRS against what the assignment needs by
+/// the rule the CPU prover uses ([`cuzk_groth16::sizes`]), naming both sizes
+/// when they differ.
 pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(), GpuError> {
     if pa.b.len() != pa.a.len() {
         return Err(GpuError::InvalidInput(format!("a, b have {}, {} evaluations", pa.a.len(), pa.b.len())));
@@ -167,22 +169,23 @@ pub fn check_sizes(sizes: &SrsSizes, pa: &ProvingAssignment<Scalar>) -> Result<(
     )
 }
 
+/// The shared size rule, then what the device alone relies on: bitsets as
+/// long as the variables they describe (the host function reads them word
+/// by word with no length of its own).
 fn check_needs(sizes: &SrsSizes, needs: &Needs<'_>) -> Result<(), GpuError> {
-    let domain_size = Domain::size_for(needs.constraints).map_err(|e| GpuError::InvalidInput(e.to_string()))?;
     let [a_aux, b_input, b_aux] = needs.densities;
-    let b_needed = b_input.count_ones() + b_aux.count_ones();
-    let checks = [
-        ("IC bases (public inputs with the one)", sizes.ic, needs.inputs),
-        ("h bases (domain size - 1)", sizes.h, domain_size - 1),
-        ("l bases (private variables)", sizes.l, needs.aux),
-        ("a bases (inputs + private variables used in A)", sizes.a, needs.inputs + a_aux.count_ones()),
-        ("b bases (variables used in B)", sizes.b, b_needed),
-    ];
-    for (what, have, need) in checks {
-        if have != need {
-            return Err(GpuError::SrsMismatch { what, have, need });
-        }
-    }
+    let lengths = QueryLengths { ic: sizes.ic, h: sizes.h, l: sizes.l, a: sizes.a, b_g1: sizes.b, b_g2: sizes.b };
+    let rule = RuleNeeds {
+        constraints: needs.constraints,
+        inputs: needs.inputs,
+        aux: needs.aux,
+        a_aux_used: a_aux.count_ones(),
+        b_used: b_input.count_ones() + b_aux.count_ones(),
+    };
+    cuzk_groth16::sizes::check(&lengths, &rule).map_err(|e| match e {
+        cuzk_groth16::Error::Mismatch { what, have, need } => GpuError::SrsMismatch { what, have, need },
+        other => GpuError::InvalidInput(other.to_string()),
+    })?;
     let densities = [
         ("a_aux_density", a_aux.len(), needs.aux),
         ("b_aux_density", b_aux.len(), needs.aux),
@@ -233,7 +236,7 @@ mod tests {
             (SrsSizes { h: 15, ..ok }, "h bases", 15, 7),
             (SrsSizes { l: 4, ..ok }, "l bases", 4, 3),
             (SrsSizes { a: 4, ..ok }, "a bases", 4, 5),
-            (SrsSizes { b: 6, ..ok }, "b bases", 6, 5),
+            (SrsSizes { b: 6, ..ok }, "b_g1 bases", 6, 5),
         ];
         for (sizes, prefix, have_want, need_want) in cases {
             match check_sizes(&sizes, &pa) {

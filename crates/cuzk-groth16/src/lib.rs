@@ -19,6 +19,8 @@ pub mod params;
 pub mod proof;
 /// The CPU prover.
 pub mod prover;
+/// The query lengths a circuit needs of its parameters, for every backend.
+pub mod sizes;
 /// Random parameter generation.
 pub mod setup;
 /// Single and batch verification.
@@ -29,5 +31,6 @@ pub use error::{Error, PointDefect, ProofPoint, Section};
 pub use params::{inspect, BaseCounts, Parameters, ParamsSummary, PointChecks, VerifyingKey};
 pub use proof::Proof;
 pub use prover::{create_random_proofs, prove, prove_timed, random_nonzero_scalar, ProveTimings};
+pub use sizes::{Needs, QueryLengths};
 pub use setup::{generate_parameters, generate_random_parameters, ToxicWaste};
 pub use verify::{prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey};

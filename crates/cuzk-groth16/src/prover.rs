@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::msm::{msm, msm_with_density};
 use crate::params::Parameters;
 use crate::proof::Proof;
+use crate::sizes::{self, Needs, QueryLengths};
 
 /// Wall-clock milliseconds per phase of one `prove_timed` call (each phase runs
 /// for the whole batch at once). Two chains run at the same time, NTT then
@@ -147,27 +148,21 @@ fn timed<T>(slot: &mut f64, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Checks every query length against what the assignment needs and returns its domain.
+/// The assignment's domain, once the parameters hold their bases and every
+/// query has the length the assignment needs ([`sizes::check`]).
 fn check_sizes(params: &Parameters, pa: &ProvingAssignment<Scalar>) -> Result<Domain, Error> {
     if !params.has_bases() {
         return Err(Error::BasesReleased);
     }
-    let domain = Domain::new(pa.num_constraints())?;
-    let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
-    let checks = [
-        ("IC bases (public inputs with the one)", params.vk.ic.len(), pa.num_inputs()),
-        ("h bases (domain size - 1)", params.h.len(), domain.size() - 1),
-        ("l bases (private variables)", params.l.len(), pa.num_aux()),
-        ("a bases (inputs + private variables used in A)", params.a.len(), pa.num_inputs() + pa.a_aux_density.count_ones()),
-        ("b_g1 bases (variables used in B)", params.b_g1.len(), b_needed),
-        ("b_g2 bases (variables used in B)", params.b_g2.len(), b_needed),
-    ];
-    for (what, have, need) in checks {
-        if have != need {
-            return Err(Error::Mismatch { what, have, need });
-        }
-    }
-    Ok(domain)
+    let lengths = QueryLengths {
+        ic: params.vk.ic.len(),
+        h: params.h.len(),
+        l: params.l.len(),
+        a: params.a.len(),
+        b_g1: params.b_g1.len(),
+        b_g2: params.b_g2.len(),
+    };
+    Domain::new(sizes::check(&lengths, &Needs::of(pa))?)
 }
 
 /// The coefficients h₀..h_{n−2} of h = (a·b − c)/Z (`Domain::quotient`).

@@ -1,10 +1,13 @@
 use std::path::PathBuf;
 
+use cuzk_synth::SynthesisError;
 use thiserror::Error;
+
+use crate::backends::BackendError;
 
 /// Why a job (or the engine) failed. A failed job fails alone: the engine and
 /// every other job carry on.
-#[derive(Debug, Error, Clone)]
+#[derive(Debug, Error)]
 pub enum EngineError {
     /// The parameter file could not be loaded.
     #[error("cannot load parameters {path}: {message}")]
@@ -15,20 +18,23 @@ pub enum EngineError {
         message: String,
     },
     /// A circuit failed to synthesize.
-    #[error("partition {partition}: synthesis failed: {message}")]
+    #[error("partition {partition}: synthesis failed: {source}")]
     Synthesis {
         /// The partition's index within its job.
         partition: usize,
-        /// What went wrong.
-        message: String,
+        /// What went wrong (with a recording, a row the witness does not
+        /// satisfy is found here, on the CPU).
+        #[source]
+        source: SynthesisError,
     },
     /// The backend failed to prove.
-    #[error("{backend}: proving failed: {message}")]
+    #[error("{backend}: proving failed: {source}")]
     Prove {
         /// The backend (`cpu`, `cuda:0`, ...).
         backend: String,
-        /// What went wrong.
-        message: String,
+        /// What went wrong, as the backend's layer said it.
+        #[source]
+        source: BackendError,
     },
     /// The job needs more memory than the engine was given.
     #[error("job needs {needed} bytes but the engine's memory budget is {budget} bytes")]
@@ -53,4 +59,22 @@ pub enum EngineError {
     /// The engine could not start its threads.
     #[error("cannot start the engine's threads: {0}")]
     Threads(String),
+}
+
+impl EngineError {
+    /// Whether a device ran out of memory proving the job.
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, EngineError::Prove { source, .. } if source.is_out_of_memory())
+    }
+
+    /// The first constraint the job's witness does not satisfy, wherever it
+    /// was found: by the CPU evaluating a recording during synthesis, or by
+    /// the backend (a GPU computing a, b, c from the witness).
+    pub fn unsatisfied_constraint(&self) -> Option<usize> {
+        match self {
+            EngineError::Synthesis { source: SynthesisError::UnsatisfiedConstraint(row), .. } => Some(*row),
+            EngineError::Prove { source, .. } => source.unsatisfied_constraint(),
+            _ => None,
+        }
+    }
 }

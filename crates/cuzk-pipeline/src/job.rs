@@ -1,12 +1,11 @@
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use blstrs::Scalar;
 use cuzk_groth16::Proof;
-use cuzk_synth::{Circuit, ProvingAssignment, RecordedShape, SynthesisError, Witness};
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError};
 
-use crate::recordings::Synthesizer;
+use crate::synthesis::{Synthesize, Synthesized, Synthesizer};
 
 /// Identifies a job within one engine.
 pub type JobId = u64;
@@ -26,20 +25,6 @@ pub enum Priority {
     /// Ahead of everything queued.
     Critical,
 }
-
-/// What synthesis hands the prove workers for one partition.
-pub(crate) enum Synthesized {
-    /// a, b, c evaluated on the CPU, with the witness and the densities
-    /// (boxed: the assignment's many vectors make it the larger variant).
-    Assignment(Box<ProvingAssignment<Scalar>>),
-    /// The witness of a recorded shape, for backends that compute a, b, c
-    /// themselves (the CUDA backend, on the device where the shape lives).
-    Witness(Witness<Scalar>, Arc<RecordedShape<Scalar>>),
-}
-
-/// Synthesis of one partition, deferred until a worker runs it with the
-/// synthesizer of the job's parameter file (classic or recorded).
-pub(crate) type Synthesize = Box<dyn FnOnce(&Synthesizer) -> Result<Synthesized, SynthesisError> + Send>;
 
 /// A proof request: one or more circuits (partitions) proved against one
 /// parameter file. The proofs come back in partition order.

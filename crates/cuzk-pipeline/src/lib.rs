@@ -8,29 +8,35 @@
 #![forbid(unsafe_code)]
 
 /// Proving backends (CPU, CUDA) behind one trait, and the choice between them.
-pub mod backend;
-/// One GPU as a backend: the Groth16 host function with a resident SRS.
-pub mod cuda;
+pub(crate) mod backends;
 /// The byte budget that bounds parameters, witnesses and temporaries.
-pub mod budget;
+pub(crate) mod budget;
 /// Frees large buffers on one background thread, off every timer.
-pub mod dropper;
+pub(crate) mod dropper;
 /// The engine itself: queues, workers, job handles.
-pub mod engine;
+pub(crate) mod engine;
 /// Engine errors.
-pub mod error;
+pub(crate) mod error;
 /// Jobs, priorities, results and per-job timings.
-pub mod job;
+pub(crate) mod job;
 /// Recorded constraint systems per parameter file (witness-only synthesis).
-pub mod recordings;
+pub(crate) mod recordings;
 /// Parameters loaded once and kept resident, least recently used evicted.
-pub mod srs;
+pub(crate) mod srs;
+/// How one partition is synthesized, and what synthesis hands the provers.
+pub(crate) mod synthesis;
 /// An optional JSON-lines record of every synthesis and prove interval.
-pub mod timeline;
+pub(crate) mod timeline;
 
-pub use backend::{BackendChoice, CpuBackend, ProveBackend, ProveOutput};
-pub use cuda::CudaBackend;
+pub use backends::cpu::CpuBackend;
+pub use backends::cuda::CudaBackend;
+pub use backends::select::BackendChoice;
+pub use backends::{BackendError, ProveBackend, ProveOutput};
+/// The GPU layer's error, as [`BackendError::Gpu`] carries it.
+pub use cuzk_gpu::GpuError;
 pub use engine::{Config, Engine, JobHandle, JobStatus};
 pub use error::EngineError;
 pub use job::{Job, JobId, JobResult, Priority, Timings};
-pub use recordings::{RecordingStatus, SynthesisMode, Synthesizer};
+pub use recordings::RecordingStatus;
+pub use srs::LoadProgress;
+pub use synthesis::{SynthesisMode, Synthesizer};

@@ -64,9 +64,49 @@ impl Error {
         }
     }
 
+    /// Whether a device ran out of memory proving (a caller may retry later
+    /// or elsewhere rather than give up on the job).
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, Error::Engine(e) if e.is_out_of_memory())
+    }
+
+    /// The first constraint the witness does not satisfy, when that is why
+    /// proving failed (the circuit or its inputs are wrong, not the prover).
+    pub fn unsatisfied_constraint(&self) -> Option<usize> {
+        match self {
+            Error::Engine(e) => e.unsatisfied_constraint(),
+            Error::Synthesis(cuzk_synth::SynthesisError::UnsatisfiedConstraint(row)) => Some(*row),
+            _ => None,
+        }
+    }
+
     /// Wraps an I/O error with the file it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
         move |source| Error::Io { path, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use cuzk_pipeline::{BackendError, EngineError, GpuError};
+    use cuzk_synth::SynthesisError;
+
+    fn prove_error(source: BackendError) -> Error {
+        Error::from(EngineError::Prove { backend: "cuda:0".into(), source })
+    }
+
+    #[test]
+    fn the_precise_cause_of_a_failed_job_is_visible_at_the_facade() {
+        let oom = prove_error(GpuError::OutOfMemory { requested: 1 << 34, free: 1 << 30 }.into());
+        assert!(oom.is_out_of_memory() && oom.unsatisfied_constraint().is_none(), "{oom}");
+        let device = prove_error(GpuError::UnsatisfiedConstraint { row: 12 }.into());
+        assert_eq!((device.is_out_of_memory(), device.unsatisfied_constraint()), (false, Some(12)));
+        let cpu = Error::from(EngineError::Synthesis { partition: 3, source: SynthesisError::UnsatisfiedConstraint(5) });
+        assert_eq!(cpu.unsatisfied_constraint(), Some(5));
+        let other = prove_error(GpuError::Cuda { code: 700, message: "illegal address".into() }.into());
+        assert!(!other.is_out_of_memory() && other.unsatisfied_constraint().is_none());
+        assert!(!Error::Usage("x".into()).is_out_of_memory());
     }
 }

@@ -15,8 +15,8 @@ pub mod rss;
 
 pub use cuzk_groth16 as groth16;
 pub use cuzk_pipeline::{
-    BackendChoice, Config, Engine, EngineError, Job, JobHandle, JobResult, JobStatus, Priority,
-    RecordingStatus, SynthesisMode, Timings,
+    BackendChoice, BackendError, Config, Engine, EngineError, GpuError, Job, JobHandle, JobResult, JobStatus,
+    Priority, RecordingStatus, SynthesisMode, Timings,
 };
 pub use cuzk_synth as synth;
 pub use error::Error;

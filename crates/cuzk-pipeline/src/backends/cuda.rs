@@ -7,7 +7,7 @@ use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::Parameters;
 use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
-use crate::backend::{ProveBackend, ProveOutput};
+use super::{BackendError, ProveBackend, ProveOutput};
 
 /// One GPU as a backend: the Groth16 host function, with each parameter set
 /// and each recorded shape uploaded to this device once and kept there while
@@ -85,11 +85,9 @@ impl ProveBackend for CudaBackend {
         params: &Arc<Parameters>,
         assignments: &[ProvingAssignment<Scalar>],
         randomness: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, String> {
-        let srs = self.srs(params).map_err(|e| e.to_string())?;
-        let (proofs, t) =
-            cuzk_gpu::groth16::prove(&self.device, &srs, assignments, randomness, self.host_timing)
-                .map_err(|e| e.to_string())?;
+    ) -> Result<ProveOutput, BackendError> {
+        let srs = self.srs(params)?;
+        let (proofs, t) = cuzk_gpu::groth16::prove(&self.device, &srs, assignments, randomness, self.host_timing)?;
         Ok(ProveOutput { proofs, breakdown: breakdown(&t) })
     }
 
@@ -103,12 +101,11 @@ impl ProveBackend for CudaBackend {
         shape: &Arc<RecordedShape<Scalar>>,
         witnesses: &[Witness<Scalar>],
         randomness: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, String> {
-        let srs = self.srs(params).map_err(|e| e.to_string())?;
-        let (resident, upload_ms) = self.shape(shape).map_err(|e| e.to_string())?;
+    ) -> Result<ProveOutput, BackendError> {
+        let srs = self.srs(params)?;
+        let (resident, upload_ms) = self.shape(shape)?;
         let (proofs, t) =
-            cuzk_gpu::prove_recorded(&self.device, &srs, &resident, witnesses, randomness, self.host_timing)
-                .map_err(|e| e.to_string())?;
+            cuzk_gpu::prove_recorded(&self.device, &srs, &resident, witnesses, randomness, self.host_timing)?;
         // Normally the shape was uploaded when its recording became ready
         // (prepare_shape); if that failed and this call did it, say so.
         let mut stages = breakdown(&t);
@@ -118,8 +115,8 @@ impl ProveBackend for CudaBackend {
         Ok(ProveOutput { proofs, breakdown: stages })
     }
 
-    fn prepare(&self, params: &Arc<Parameters>) -> Result<(), String> {
-        self.srs(params).map(|_| ()).map_err(|e| e.to_string())
+    fn prepare(&self, params: &Arc<Parameters>) -> Result<(), BackendError> {
+        Ok(self.srs(params).map(|_| ())?)
     }
 
     fn settle(&self, params: &Arc<Parameters>) {
@@ -139,11 +136,12 @@ impl ProveBackend for CudaBackend {
         }
     }
 
-    fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), String> {
-        self.shape(shape).map(|_| ()).map_err(|e| e.to_string())
+    fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), BackendError> {
+        Ok(self.shape(shape).map(|_| ())?)
     }
 }
 
+/// The host function's stages as the engine's named breakdown.
 fn breakdown(t: &HostTimings) -> Vec<(String, f64)> {
     cuzk_gpu::groth16::stages(t).into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }

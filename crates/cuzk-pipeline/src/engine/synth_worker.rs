@@ -1,0 +1,137 @@
+//! The synthesis threads: each pops the most urgent pending partition, makes
+//! sure its parameters are resident and its bytes are reserved, synthesizes
+//! it with the parameter file's [`Synthesizer`](crate::synthesis::Synthesizer),
+//! and leaves it ready for a device.
+
+use std::time::Instant;
+
+use super::memory::{partition_bytes, witness_bytes};
+use super::queue::Ready;
+use super::state::{ms_since, Shared};
+use crate::synthesis::Synthesized;
+use crate::timeline::Event;
+use crate::EngineError;
+
+/// How far synthesis threads lower their priority (nice 0 → 10, a CPU
+/// share of about 1 to 9 against a normal thread). The engine is as fast as
+/// its devices are fed: with four H200s sharing 64 cores, synthesis at equal
+/// priority stretched the host-function calls' CPU stages (split, uploads,
+/// epilogue) from ~0.8 s to ~1.6 s per 10 partitions. Synthesis still gets
+/// every core the provers leave idle.
+const SYNTH_NICE_STEPS: i32 = 10;
+
+/// Lowers the calling thread's priority for synthesis; where the system
+/// does not allow it, synthesis runs at normal priority (logged once).
+pub(super) fn yield_cpu_to_provers() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if let Err(e) = cuzk_gpu::host::lower_thread_priority(SYNTH_NICE_STEPS) {
+        WARNED.call_once(|| tracing::warn!(error = %e, "synthesis threads keep normal priority"));
+    }
+}
+
+/// One synthesis thread, until the engine shuts down.
+pub(super) fn run(s: &Shared) {
+    yield_cpu_to_provers();
+    loop {
+        let mut st = s.lock();
+        let task = loop {
+            if st.shutdown {
+                return;
+            }
+            match st.pending.pop() {
+                Some(t) if st.jobs.contains_key(&t.job) => break t,
+                Some(_) => continue,
+                None => st = s.wait(st),
+            }
+        };
+        let path = st.jobs[&task.job].params.clone();
+        if let Err(e) = s.reserve_srs(&mut st, &path) {
+            s.fail(&mut st, task.job, e);
+            continue;
+        }
+        drop(st);
+
+        let (params, srs_ms) = match s.load_params(&path) {
+            Ok(p) => p,
+            Err(e) => {
+                s.fail(&mut s.lock(), task.job, e);
+                continue;
+            }
+        };
+        let bytes = partition_bytes(&params);
+        let witness_bytes = witness_bytes(&params).min(bytes);
+        let synthesizer = s.recordings.synthesizer(&path, &params);
+        drop(params);
+
+        let mut st = s.lock();
+        loop {
+            if st.shutdown || !st.jobs.contains_key(&task.job) {
+                break;
+            }
+            if st.budget.try_reserve(bytes) {
+                break;
+            }
+            if bytes > st.room_for_partitions() {
+                let needed = bytes + st.srs_reserved.get(&path).copied().unwrap_or(0);
+                let budget = st.budget.total();
+                s.fail(&mut st, task.job, EngineError::TooLarge { needed, budget });
+                break;
+            }
+            st = s.wait(st);
+        }
+        let Some(job) = st.jobs.get_mut(&task.job) else { continue };
+        job.timings.srs_ms = job.timings.srs_ms.max(srs_ms);
+        job.first_synth.get_or_insert_with(|| {
+            let now = Instant::now();
+            job.timings.queue_ms = (now - job.submitted).as_secs_f64() * 1e3;
+            now
+        });
+        drop(st);
+
+        let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
+        s.record(Event::SynthStart, task.job, &[task.part], None);
+        let start = Instant::now();
+        let result = s.synth_pool.install(|| (task.synthesize)(&synthesizer));
+        let synth_ms = ms_since(start);
+        s.record(Event::SynthEnd, task.job, &[task.part], None);
+        let report = synthesizer.report();
+        tracing::debug!(synth_ms, ok = result.is_ok(), stages = ?report.stages(), "synthesized");
+        drop(span);
+
+        let mut st = s.lock();
+        // A recording stays as long as the engine. It is kept only while a
+        // partition still fits beside it and the parameters; otherwise the
+        // parameter file's partitions go back to classic synthesis.
+        let rec = report.new_recording_bytes;
+        if rec > 0 && !st.admit_recording(rec, bytes) {
+            synthesizer.disable(st.budget.total());
+        }
+        if let Some(job) = st.jobs.get_mut(&task.job) {
+            job.timings.add_stages(&report.stages());
+        }
+        match (result, st.jobs.get_mut(&task.job)) {
+            (Ok(assignment), Some(job)) => {
+                job.timings.synth_ms += synth_ms;
+                job.synthesized += 1;
+                let priority = job.priority;
+                let reserved = match assignment {
+                    Synthesized::Witness(..) => witness_bytes,
+                    Synthesized::Assignment(_) => bytes,
+                };
+                st.budget.release(bytes - reserved);
+                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
+            }
+            (Err(source), Some(_)) => {
+                st.budget.release(bytes);
+                s.fail(&mut st, task.job, EngineError::Synthesis { partition: task.part, source });
+            }
+            (Ok(assignment), None) => {
+                st.budget.release(bytes);
+                s.dropper.drop_then(assignment, || {});
+            }
+            (Err(_), None) => st.budget.release(bytes),
+        }
+        drop(st);
+        s.wake.notify_all();
+    }
+}

@@ -1,0 +1,399 @@
+//! How one partition is synthesized, and what synthesis hands the prove
+//! workers: a full assignment (classic synthesis, or a recording's sparse
+//! products on the CPU) or a witness of a recorded shape (for backends that
+//! compute a, b, c themselves). The [`Synthesizer`] of a parameter file
+//! decides which, from the state of that file's recording ([`Slot`]);
+//! `recordings.rs` keeps one slot per file.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use blstrs::Scalar;
+use cuzk_groth16::Parameters;
+use cuzk_synth::recorded::RecordedShape;
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError, Witness};
+
+/// How partitions are synthesized.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum SynthesisMode {
+    /// Every linear combination of every constraint, every time.
+    Classic,
+    /// Record the matrices once per parameter file, then witness-only
+    /// synthesis and sparse products.
+    #[default]
+    Recorded,
+}
+
+impl std::str::FromStr for SynthesisMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "classic" => Ok(SynthesisMode::Classic),
+            "recorded" => Ok(SynthesisMode::Recorded),
+            _ => Err(format!("unknown synthesis mode `{s}` (classic, recorded)")),
+        }
+    }
+}
+
+impl std::fmt::Display for SynthesisMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SynthesisMode::Classic => "classic",
+            SynthesisMode::Recorded => "recorded",
+        })
+    }
+}
+
+/// What synthesis hands the prove workers for one partition.
+pub(crate) enum Synthesized {
+    /// a, b, c evaluated on the CPU, with the witness and the densities
+    /// (boxed: the assignment's many vectors make it the larger variant).
+    Assignment(Box<ProvingAssignment<Scalar>>),
+    /// The witness of a recorded shape, for backends that compute a, b, c
+    /// themselves (the CUDA backend, on the device where the shape lives).
+    Witness(Witness<Scalar>, Arc<RecordedShape<Scalar>>),
+}
+
+/// Synthesis of one partition, deferred until a worker runs it with the
+/// synthesizer of the job's parameter file (classic or recorded).
+pub(crate) type Synthesize = Box<dyn FnOnce(&Synthesizer) -> Result<Synthesized, SynthesisError> + Send>;
+
+/// What the engine does with a recording that just became ready.
+pub(crate) type OnReady = Box<dyn Fn(&Arc<RecordedShape<Scalar>>) + Send + Sync>;
+
+/// The threads writing fresh recordings to their files, joined by
+/// `Recordings::finish_saves`.
+pub(crate) type Saves = Arc<Mutex<Vec<JoinHandle<()>>>>;
+
+/// Where a parameter file's recording stands.
+enum State {
+    /// Nobody has looked for a recording yet.
+    Unknown,
+    /// One partition is loading the recording's file; others wait for it
+    /// (a load takes a fraction of one classic synthesis).
+    Loading,
+    /// One partition is recording; others synthesize the classic way rather
+    /// than wait.
+    Recording,
+    Ready(Arc<RecordedShape<Scalar>>),
+    /// The memory budget had no room for it: classic synthesis from now on.
+    Disabled,
+}
+
+/// What a partition does, given the slot's state.
+enum Claim {
+    Use(Arc<RecordedShape<Scalar>>),
+    Record,
+    Classic,
+}
+
+/// The recording of one parameter file: where it stands, where it persists,
+/// and what happened to it last.
+pub(crate) struct Slot {
+    state: Mutex<State>,
+    changed: Condvar,
+    pub(crate) file: Option<PathBuf>,
+    /// What happened to the recording last, for `RecordingStatus`.
+    outcome: Mutex<String>,
+}
+
+impl Slot {
+    /// A slot nobody has looked into yet, persisting in `file` if given.
+    pub(crate) fn new(file: Option<PathBuf>) -> Self {
+        Slot {
+            state: Mutex::new(State::Unknown),
+            changed: Condvar::new(),
+            file,
+            outcome: Mutex::new("not recorded yet".into()),
+        }
+    }
+
+    /// What happened to the recording last.
+    pub(crate) fn outcome(&self) -> String {
+        self.outcome.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_state(&self, state: State) {
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = state;
+        self.changed.notify_all();
+    }
+}
+
+/// Where one partition's synthesis time went, in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SynthReport {
+    /// Classic synthesis (nothing recorded yet, or someone else recording).
+    pub classic_ms: f64,
+    /// Classic synthesis that also recorded the matrices.
+    pub record_ms: f64,
+    /// Loading a recording from its file.
+    pub load_ms: f64,
+    /// Witness-only synthesis.
+    pub witness_ms: f64,
+    /// The sparse products a = A·w, b = B·w, c = C·w and the row checks on
+    /// the CPU (none when the backend computes them).
+    pub spmv_ms: f64,
+    /// Bytes of a recording this partition made or loaded (the engine
+    /// reserves them in its budget, or disables recording).
+    pub new_recording_bytes: u64,
+}
+
+impl SynthReport {
+    /// The report as named stages for [`crate::Timings::stages`]; zero stages left out.
+    pub(crate) fn stages(&self) -> Vec<(String, f64)> {
+        [
+            ("synth_classic_ms", self.classic_ms),
+            ("synth_record_ms", self.record_ms),
+            ("synth_load_ms", self.load_ms),
+            ("synth_witness_ms", self.witness_ms),
+            ("synth_spmv_ms", self.spmv_ms),
+        ]
+        .into_iter()
+        .filter(|(_, ms)| *ms > 0.0)
+        .map(|(n, ms)| (n.to_string(), ms))
+        .collect()
+    }
+}
+
+/// Synthesizes the partitions of one parameter file by the engine's mode.
+pub struct Synthesizer {
+    slot: Option<Arc<Slot>>,
+    saves: Saves,
+    inputs: usize,
+    aux: usize,
+    witness_only: Option<Arc<OnReady>>,
+    report: Mutex<SynthReport>,
+}
+
+fn set(outcome: &Mutex<String>, text: String) {
+    *outcome.lock().unwrap_or_else(|p| p.into_inner()) = text;
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+impl Synthesizer {
+    /// The synthesizer of partitions proved against `params`: classic without
+    /// a slot, else by the slot's recording; with `witness_only`, recorded
+    /// partitions stop at their witness and the hook gets each recording as
+    /// it becomes ready.
+    pub(crate) fn new(slot: Option<Arc<Slot>>, saves: Saves, params: &Parameters, witness_only: Option<Arc<OnReady>>) -> Self {
+        Synthesizer {
+            slot,
+            saves,
+            inputs: params.vk.ic.len(),
+            aux: params.counts().l,
+            witness_only,
+            report: Mutex::new(SynthReport::default()),
+        }
+    }
+
+    /// Synthesizes `circuit`: recorded when a recording exists, recording it
+    /// when none does and nobody else is, the classic way otherwise.
+    pub fn synthesize<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        match self.claimed(circuit)? {
+            Synthesized::Assignment(pa) => Ok(*pa),
+            Synthesized::Witness(w, shape) => self.evaluate(&shape, w),
+        }
+    }
+
+    /// As [`Synthesizer::synthesize`] for the engine: when its backends
+    /// compute a, b, c themselves, a recorded partition stops at its witness.
+    pub(crate) fn partition<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+        match self.claimed(circuit)? {
+            Synthesized::Witness(w, shape) if self.witness_only.is_none() => {
+                self.evaluate(&shape, w).map(|pa| Synthesized::Assignment(Box::new(pa)))
+            }
+            done => Ok(done),
+        }
+    }
+
+    /// Classic synthesis, or recording, to an assignment; with a recording
+    /// only the witness pass.
+    fn claimed<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+        let assignment = |pa| Synthesized::Assignment(Box::new(pa));
+        let Some(slot) = &self.slot else { return self.classic(circuit).map(assignment) };
+        match self.claim(slot, true) {
+            Claim::Use(shape) => self.witness(&shape, circuit).map(|w| Synthesized::Witness(w, shape)),
+            Claim::Classic => self.classic(circuit).map(assignment),
+            Claim::Record => self.record(slot, circuit).map(assignment),
+        }
+    }
+
+    /// Loads the recording's file now if there is one and nobody has (for
+    /// [`crate::Engine::preload`]), so the first partitions find it ready;
+    /// without a usable file the slot stays for the first partition to record.
+    /// Returns the milliseconds spent loading (0 when nothing was loaded).
+    pub(crate) fn warm(&self) -> f64 {
+        if let Some(slot) = &self.slot {
+            if let Claim::Record = self.claim(slot, false) {
+                slot.set_state(State::Unknown);
+            }
+        }
+        self.report().load_ms
+    }
+
+    /// Decides what this partition does: use a ready recording, wait for
+    /// one being loaded, load it from its file, or (with `may_record`)
+    /// record it; classic synthesis while someone else records.
+    fn claim(&self, slot: &Arc<Slot>, may_record: bool) -> Claim {
+        let mut state = slot.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match &*state {
+                State::Ready(shape) => return Claim::Use(shape.clone()),
+                State::Loading => state = slot.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+                State::Recording | State::Disabled => return Claim::Classic,
+                State::Unknown => {
+                    *state = State::Loading;
+                    drop(state);
+                    if let Some(shape) = self.load(slot) {
+                        self.publish(slot, shape.clone(), false);
+                        return Claim::Use(shape);
+                    }
+                    if may_record {
+                        slot.set_state(State::Recording);
+                    }
+                    return Claim::Record;
+                }
+            }
+        }
+    }
+
+    /// Classic synthesis that also records; the slot's recording when it fits.
+    fn record<C: Circuit<Scalar>>(&self, slot: &Arc<Slot>, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        match RecordedShape::record(circuit) {
+            Ok((shape, pa)) => {
+                self.report.lock().unwrap_or_else(|p| p.into_inner()).record_ms = ms_since(start);
+                if self.fits(&shape) {
+                    self.publish(slot, Arc::new(shape), true);
+                } else {
+                    // A circuit that does not fit its parameters must not
+                    // become the recording the right circuits are held to;
+                    // its own proof fails on the sizes.
+                    slot.set_state(State::Unknown);
+                    set(&slot.outcome, self.misfit(&shape, "a partition's circuit"));
+                }
+                Ok(pa)
+            }
+            Err(e) => {
+                slot.set_state(State::Unknown);
+                Err(e)
+            }
+        }
+    }
+
+    fn classic<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        let pa = ProvingAssignment::synthesize(circuit);
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).classic_ms = ms_since(start);
+        pa
+    }
+
+    fn witness<C: Circuit<Scalar>>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        let witness = shape.witness(circuit)?;
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).witness_ms = ms_since(start);
+        Ok(witness)
+    }
+
+    /// The sparse products on the CPU.
+    fn evaluate(&self, shape: &RecordedShape<Scalar>, w: Witness<Scalar>) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let start = Instant::now();
+        let pa = shape.evaluate(w)?;
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).spmv_ms = ms_since(start);
+        Ok(pa)
+    }
+
+    /// The recording in the slot's file, if there is one that fits the
+    /// parameters; why not goes into the slot's outcome.
+    fn load(&self, slot: &Slot) -> Option<Arc<RecordedShape<Scalar>>> {
+        let file = slot.file.as_ref().filter(|f| f.exists())?;
+        let start = Instant::now();
+        let loaded = RecordedShape::<Scalar>::load(file);
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).load_ms = ms_since(start);
+        let outcome = match loaded {
+            Ok(shape) if self.fits(&shape) => {
+                set(&slot.outcome, format!("loaded from {}", file.display()));
+                return Some(Arc::new(shape));
+            }
+            Ok(shape) => format!("{}: recording again", self.misfit(&shape, &file.display().to_string())),
+            Err(e) => format!("{} did not load ({e}): recording again", file.display()),
+        };
+        set(&slot.outcome, outcome);
+        None
+    }
+
+    /// Whether a shape has the parameters' numbers of inputs and aux variables.
+    fn fits(&self, shape: &RecordedShape<Scalar>) -> bool {
+        shape.num_inputs() == self.inputs && shape.num_aux() == self.aux
+    }
+
+    fn misfit(&self, shape: &RecordedShape<Scalar>, what: &str) -> String {
+        format!(
+            "not recorded: {what} has {} inputs and {} aux variables, the parameters {} and {}",
+            shape.num_inputs(),
+            shape.num_aux(),
+            self.inputs,
+            self.aux
+        )
+    }
+
+    /// Makes the shape the slot's recording; a fresh one is also written to
+    /// the slot's file, on a thread of its own (the partition goes on to
+    /// prove), and the slot's outcome says whether that worked.
+    fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
+        slot.set_state(State::Ready(shape.clone()));
+        if let Some(ready) = &self.witness_only {
+            ready(&shape);
+        }
+        if !fresh {
+            return;
+        }
+        let Some(file) = slot.file.clone() else {
+            set(&slot.outcome, format!("recorded ({} constraints), kept in memory", shape.num_constraints()));
+            return;
+        };
+        set(&slot.outcome, format!("recorded ({} constraints), saving to {}", shape.num_constraints(), file.display()));
+        let saver = slot.clone();
+        let spawned = std::thread::Builder::new().name("cuzk-record-save".into()).spawn(move || {
+            let saved = match file.parent() {
+                Some(dir) => std::fs::create_dir_all(dir).map_err(|e| e.to_string()),
+                None => Ok(()),
+            }
+            .and_then(|()| shape.save(&file).map_err(|e| e.to_string()));
+            set(
+                &saver.outcome,
+                match saved {
+                    Ok(()) => format!("recorded ({} constraints), saved to {}", shape.num_constraints(), file.display()),
+                    Err(e) => format!("recorded, kept in memory; saving to {} failed: {e}", file.display()),
+                },
+            );
+        });
+        match spawned {
+            Ok(handle) => self.saves.lock().unwrap_or_else(|p| p.into_inner()).push(handle),
+            Err(e) => set(&slot.outcome, format!("recorded, kept in memory; no thread to save it: {e}")),
+        }
+    }
+
+    /// Drops the recording made or loaded by this synthesizer (the budget
+    /// had no room for it); the parameter file's partitions go classic.
+    pub(crate) fn disable(&self, budget: u64) {
+        if let Some(slot) = &self.slot {
+            slot.set_state(State::Disabled);
+            set(
+                &slot.outcome,
+                format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
+            );
+        }
+    }
+
+    /// Where this synthesizer's time went.
+    pub(crate) fn report(&self) -> SynthReport {
+        self.report.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}

@@ -1,0 +1,99 @@
+use std::sync::Arc;
+
+use blstrs::Scalar;
+use cuzk_pipeline::{Config, Engine, EngineError, ProveBackend, SynthesisMode};
+use cuzk_synth::workloads::Workload;
+use cuzk_synth::RecordedShape;
+
+use crate::devices::{Holding, WitnessTaking};
+use crate::{assert_verifies, config, job, only_recording, params, peak_partitions_held, sequential, Buf, SIZE};
+
+#[test]
+fn witness_partitions_give_back_the_bytes_of_a_b_c() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = Engine::partition_bytes(params);
+    let recording = RecordedShape::record(Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap()).unwrap().0;
+    // Room for the parameters, the recording and one and a half partitions:
+    // one partition at a time while each holds a/b/c, more once they stop
+    // at their witness.
+    let timeline = Buf::default();
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(40)))];
+    let mut cfg = Config { backends: Some(backends), ..config(1) };
+    cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 8, 40);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    let peak = peak_partitions_held(&timeline);
+    assert!(peak > 1, "witness partitions held at once: {peak}");
+}
+
+#[test]
+fn bases_the_host_dropped_give_their_budget_to_partitions() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = Engine::partition_bytes(params);
+    // Room for the file and one and a half partitions: one partition at a
+    // time while the host holds the bases, more once it does not.
+    let timeline = Buf::default();
+    let holding = Holding::slow(std::time::Duration::from_millis(40));
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(holding)];
+    let mut cfg = Config { backends: Some(backends), synthesis: SynthesisMode::Classic, ..config(1) };
+    cfg.memory_budget = file_len + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 8, 52);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    let peak = peak_partitions_held(&timeline);
+    assert!(peak > 1, "partitions held at once: {peak}");
+}
+
+#[test]
+fn the_memory_budget_bounds_partitions_in_flight() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let timeline = Buf::default();
+    let mut cfg = config(1);
+    // Room for the parameters and one partition, not two.
+    let one = Engine::partition_bytes(params);
+    cfg.memory_budget = file_len + one + one / 2;
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let handles: Vec<_> = (0..3).map(|i| engine.submit(job(path, 2, 30 + i).0).unwrap()).collect();
+    for h in handles {
+        h.wait().unwrap();
+    }
+    let peak = peak_partitions_held(&timeline);
+    assert_eq!(peak, 1, "partitions held at once");
+}
+
+#[test]
+fn without_room_for_a_recording_synthesis_goes_classic() {
+    let (path, params) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    // Room for the parameters and exactly one partition: none for a recording.
+    let engine =
+        Engine::new(Config { memory_budget: file_len + Engine::partition_bytes(params), ..sequential(None) })
+            .unwrap();
+    let (j, inputs) = job(path, 3, 15);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert!(only_recording(&engine).outcome.starts_with("dropped"), "{:?}", engine.recordings());
+    assert!(r.timings.stage("synth_classic_ms").is_some(), "{:?}", r.timings.stages);
+    assert_eq!(r.timings.stage("synth_witness_ms"), None, "{:?}", r.timings.stages);
+}
+
+#[test]
+fn a_job_that_can_never_fit_is_rejected_with_the_bytes_it_needs() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.memory_budget = std::fs::metadata(path).unwrap().len() + 1000;
+    let engine = Engine::new(cfg).unwrap();
+    match engine.submit(job(path, 1, 40).0).unwrap().wait() {
+        Err(EngineError::TooLarge { needed, budget }) => assert!(needed > budget),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}
