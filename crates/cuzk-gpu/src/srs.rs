@@ -76,6 +76,9 @@ impl GpuSrs {
                 "the parameters' bases were released from host memory: nothing to upload".into(),
             ));
         }
+        // The CPU prover refuses such a key on every call; a device proves
+        // only with what was uploaded, so the upload is where it is refused.
+        params.vk.refuse_degenerate().map_err(|e| GpuError::InvalidInput(e.to_string()))?;
         let vk = &params.vk;
         let srs = ffi::groth16_srs_upload(
             device.id(),

@@ -11,7 +11,7 @@
 
 mod harness;
 
-use blstrs::{G1Affine, Scalar};
+use blstrs::{G1Affine, G2Affine, Scalar};
 use cuzk_gpu::curve::G1;
 use cuzk_gpu::{prove, Device, DeviceBases, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof, Parameters};
@@ -136,6 +136,14 @@ fn mismatched_srs_is_a_typed_error(device: &Device, rng: &mut ChaCha20Rng) {
     let err = prove(device, &srs, &small.assignments, &[], false).unwrap_err();
     assert!(matches!(err, GpuError::InvalidInput(_)), "{err:?}");
     small.check(device, &srs, rng, false);
+    // A degenerate key (δ at infinity) is refused at the upload, as the CPU
+    // prover refuses it: a device proves only with what was uploaded.
+    let mut degenerate = small.params.clone();
+    degenerate.vk.delta_g2 = G2Affine::identity();
+    match GpuSrs::upload(device, &degenerate, SrsPlacement::Auto) {
+        Err(GpuError::InvalidInput(m)) => assert!(m.contains("degenerate") && m.contains("vk.delta_g2"), "{m}"),
+        other => panic!("expected the degenerate key refused, got {:?}", other.map(|s| s.is_resident())),
+    }
 }
 
 /// Fills the device so the host function runs out of memory mid-proof, then
