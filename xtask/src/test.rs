@@ -1,4 +1,5 @@
-//! `cargo xtask test`: everything the tests need, then every test.
+//! `cargo xtask test`: checks the machine, installs what the tests need, then
+//! runs every test.
 //!
 //! CUDA code is compiled on every run, GPU or not (the pinned compiler is
 //! installed under target/cuda when none is found), so a kernel that stops
@@ -10,9 +11,10 @@
 //! MSM kernels alone costs over 20 minutes of nvcc on CI's two cores. Release
 //! builds and `cargo xtask gpu-bundle` build sm_80, sm_89 and sm_90.
 
-use crate::{cuda, shell};
+use crate::{cuda, preflight, shell};
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    preflight::check(preflight::Job::Test)?;
     let nvcc = cuda::ensure_toolchain()?;
     let gpu = shell::gpu_present();
     let mut cmd = shell::cargo();
