@@ -27,8 +27,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
 ];
 
 /// Third-party crates (and their `name-*` companions) that one crate alone
-/// may depend on: an async runtime and gRPC only in the daemon, so that the
-/// engine's concurrency stays plain threads; the C++ bridge and native
+/// may depend on: an async runtime and gRPC only in the daemon, so that
+/// every other crate stays free of any runtime; the C++ bridge and native
 /// builds only in the bridge crate.
 const RESERVED: &[(&str, &[&str])] = &[
     ("cuzk-daemon", &["tokio", "tonic", "prost", "futures", "async-std", "smol"]),
