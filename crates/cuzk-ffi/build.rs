@@ -3,7 +3,7 @@
 //! the GPU entry points come from cpp/no_gpu.cpp and fail with a typed
 //! `no_gpu` error at run time.
 //!
-//! nvcc is looked up in the same order as `cargo xtask cuda`: $NVCC,
+//! nvcc is looked up by nvcc.rs, which `cargo xtask cuda` shares: $NVCC,
 //! $CUDA_HOME/bin, PATH, then <workspace>/target/cuda/nvidia/cu13/bin.
 //! CUZK_NO_CUDA=1 forces the no-GPU build; CUZK_STATIC_CXX=1 links libstdc++
 //! statically (GPU bundles run on another image); CUZK_NVCC_JOBS sets nvcc's
@@ -14,6 +14,9 @@
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "nvcc.rs"]
+mod nvcc;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
 const CUDA_SOURCES: [&str; 6] = [
@@ -63,7 +66,7 @@ fn main() {
     }
     println!("cargo::rustc-check-cfg=cfg(cuzk_cuda)");
 
-    let nvcc = if env::var_os("CUZK_NO_CUDA").is_some_and(|v| v == "1") { None } else { find_nvcc(&root) };
+    let nvcc = if env::var_os("CUZK_NO_CUDA").is_some_and(|v| v == "1") { None } else { nvcc::find(&root) };
     match &nvcc {
         Some(path) => println!("cargo:rerun-if-changed={}", path.display()),
         // Watching the folder that `cargo xtask cuda` installs into notices a
@@ -97,21 +100,6 @@ fn main() {
         println!("cargo:warning=cuzk-ffi: no nvcc found; building without CUDA (GPU calls return NoGpu). Run `cargo xtask cuda` to install CUDA 13.0.");
     }
     link_cxx_stdlib(static_cxx);
-}
-
-fn find_nvcc(root: &Path) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Some(p) = env::var_os("NVCC") {
-        candidates.push(PathBuf::from(p));
-    }
-    if let Some(home) = env::var_os("CUDA_HOME") {
-        candidates.push(PathBuf::from(home).join("bin/nvcc"));
-    }
-    if let Some(path) = env::var_os("PATH") {
-        candidates.extend(env::split_paths(&path).map(|d| d.join("nvcc")));
-    }
-    candidates.push(root.join("target/cuda/nvidia/cu13/bin/nvcc"));
-    candidates.into_iter().find(|p| p.is_file())
 }
 
 /// The toolkit's library folder holding libcudart_static.a, next to bin/.

@@ -8,9 +8,10 @@
 
 use std::process::Command;
 
-use crate::{cuda, shell};
+use crate::{cuda, preflight, shell};
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    preflight::check(preflight::Job::Bench)?;
     let mut build = shell::cargo();
     build.args(["build", "--release", "--locked", "-p", "cuzk", "--bin", "cuzk"]);
     if shell::gpu_present() {
@@ -23,10 +24,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     shell::run(&mut build)?;
 
-    let root = shell::root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = shell::target_dir();
     let mut bench = Command::new(target.join("release").join("cuzk"));
     bench.arg("bench");
     if !args.iter().any(|a| a.starts_with("--params-dir")) {

@@ -1,12 +1,18 @@
 //! `cargo xtask cuda`: find an nvcc, or install the pinned CUDA 13.0 compiler
-//! from PyPI under target/cuda. The lookup order is the one
-//! crates/cuzk-ffi/build.rs uses, so after this a plain `cargo build`
-//! compiles the kernels.
+//! from PyPI under target/cuda. The lookup is crates/cuzk-ffi/nvcc.rs, the
+//! file crates/cuzk-ffi/build.rs searches with too, so after this a plain
+//! `cargo build` compiles the kernels.
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::shell;
+
+/// The search build.rs uses, compiled in from the bridge crate so the two cannot drift.
+#[path = "../../crates/cuzk-ffi/nvcc.rs"]
+pub mod nvcc;
 
 /// The five wheels, all pinned to one release: mixing releases breaks ptxas.
 const WHEELS: [&str; 5] = [
@@ -27,15 +33,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The nvcc to build with: $NVCC, $CUDA_HOME/bin, PATH, then
-/// <workspace>/target/cuda/nvidia/cu13/bin; when none exists, installs CUDA
-/// 13.0 there and returns that.
+/// The nvcc to build with, searched as [`nvcc::candidates`] says; when none
+/// exists, installs CUDA 13.0 under <workspace>/target/cuda and returns that.
 pub fn ensure_toolchain() -> Result<PathBuf, String> {
-    let root = workspace_root();
-    if let Some(found) = find_nvcc(&root) {
+    let root = shell::root();
+    if let Some(found) = nvcc::find(&root) {
         return Ok(found);
     }
-    let target = root.join("target/cuda");
+    let target = root.join(nvcc::INSTALL_DIR);
     eprintln!("xtask cuda: no nvcc found; installing CUDA 13.0 from PyPI into {}", target.display());
     let status = Command::new("python3")
         .args(["-m", "pip", "install", "--disable-pip-version-check", "--target"])
@@ -46,31 +51,12 @@ pub fn ensure_toolchain() -> Result<PathBuf, String> {
     if !status.success() {
         return Err(format!("pip install of {} failed ({status})", WHEELS.join(" ")));
     }
-    let toolkit = target.join("nvidia/cu13");
-    fix_up(&toolkit)?;
-    let nvcc = toolkit.join("bin/nvcc");
-    check_nvcc(&nvcc)?;
-    eprintln!("xtask cuda: installed {}", nvcc.display());
-    Ok(nvcc)
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace root").to_path_buf()
-}
-
-fn find_nvcc(root: &Path) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Some(p) = env::var_os("NVCC") {
-        candidates.push(PathBuf::from(p));
-    }
-    if let Some(home) = env::var_os("CUDA_HOME") {
-        candidates.push(PathBuf::from(home).join("bin/nvcc"));
-    }
-    if let Some(path) = env::var_os("PATH") {
-        candidates.extend(env::split_paths(&path).map(|d| d.join("nvcc")));
-    }
-    candidates.push(root.join("target/cuda/nvidia/cu13/bin/nvcc"));
-    candidates.into_iter().find(|p| p.is_file())
+    let installed = target.join(nvcc::INSTALLED_NVCC);
+    let toolkit = installed.parent().and_then(Path::parent).expect("nvcc lives in <toolkit>/bin");
+    fix_up(toolkit)?;
+    check_nvcc(&installed)?;
+    eprintln!("xtask cuda: installed {}", installed.display());
+    Ok(installed)
 }
 
 /// Makes the unpacked wheels a toolkit nvcc can drive: executable bits on
@@ -123,5 +109,51 @@ fn check_nvcc(nvcc: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("{} cannot compile a probe kernel:\n{}", nvcc.display(), String::from_utf8_lossy(&out.stderr)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use super::nvcc::{candidates, first_file};
+
+    fn os(s: &str) -> Option<OsString> {
+        Some(OsString::from(s))
+    }
+
+    #[test]
+    fn search_order_is_nvcc_cuda_home_path_then_the_installed_toolkit() {
+        let found = candidates(os("/x/my-nvcc"), os("/opt/cuda"), os("/a:/b/bin"), Path::new("/ws"));
+        let expected: Vec<PathBuf> = ["/x/my-nvcc", "/opt/cuda/bin/nvcc", "/a/nvcc", "/b/bin/nvcc", "/ws/target/cuda/nvidia/cu13/bin/nvcc"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn without_any_variable_only_the_installed_toolkit_is_searched() {
+        assert_eq!(candidates(None, None, None, Path::new("/ws")), vec![PathBuf::from("/ws/target/cuda/nvidia/cu13/bin/nvcc")]);
+    }
+
+    #[test]
+    fn a_missing_nvcc_falls_through_to_the_next_place_that_exists() {
+        let dir = std::env::temp_dir().join(format!("cuzk-xtask-nvcc-order-{}", std::process::id()));
+        let (on_path, installed) = (dir.join("path"), dir.join("ws/target/cuda/nvidia/cu13/bin"));
+        for d in [&on_path, &installed] {
+            fs::create_dir_all(d).unwrap();
+            fs::write(d.join("nvcc"), "").unwrap();
+        }
+        let search = |nvcc: &Path| {
+            first_file(candidates(Some(nvcc.into()), None, Some(on_path.clone().into()), &dir.join("ws")))
+        };
+        assert_eq!(search(&dir.join("absent")), Some(on_path.join("nvcc")), "PATH wins over the installed toolkit");
+        assert_eq!(search(&installed.join("nvcc")), Some(installed.join("nvcc")), "$NVCC wins when it exists");
+        fs::remove_file(on_path.join("nvcc")).unwrap();
+        assert_eq!(search(&dir.join("absent")), Some(installed.join("nvcc")));
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -7,6 +7,7 @@ mod bench;
 mod bundle;
 mod cuda;
 mod includes;
+mod preflight;
 mod shell;
 mod test;
 mod tidy;
@@ -17,7 +18,8 @@ const USAGE: &str = "\
 cargo xtask <command> [args]
 
 commands:
-  test         install what the tests need (the CUDA compiler), then run every test
+  test         check the machine, install what the tests need (the CUDA compiler), then run every
+               test, and the tests of the GPU-facing crates once more built without CUDA
   bench        the main job: make (and cache) parameters, prove several jobs, print timings
   cuda         install the pinned CUDA 13.0 compiler under target/cuda if no nvcc is found
   gpu-bundle   build release GPU test and bench binaries into target/gpu-bundle with run.sh

@@ -10,6 +10,11 @@ pub fn root() -> PathBuf {
     manifest.parent().expect("xtask sits inside the workspace").to_path_buf()
 }
 
+/// Cargo's target directory: `$CARGO_TARGET_DIR`, else <root>/target.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
 /// Runs `cmd` in the workspace root, echoing it; an unsuccessful exit is an error.
 pub fn run(cmd: &mut Command) -> Result<(), String> {
     cmd.current_dir(root());
