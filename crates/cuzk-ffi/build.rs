@@ -66,9 +66,14 @@ fn main() {
     }
     println!("cargo::rustc-check-cfg=cfg(cuzk_cuda)");
 
-    let nvcc = if env::var_os("CUZK_NO_CUDA").is_some_and(|v| v == "1") { None } else { nvcc::find(&root) };
+    let no_cuda = env::var_os("CUZK_NO_CUDA").is_some_and(|v| v == "1");
+    let nvcc = if no_cuda { None } else { nvcc::find(&root) };
     match &nvcc {
         Some(path) => println!("cargo:rerun-if-changed={}", path.display()),
+        // Nothing was searched, so nothing to watch: watching target/ would
+        // re-run this script after every build that writes there, the
+        // no-CUDA build's own included.
+        None if no_cuda => {}
         // Watching the folder that `cargo xtask cuda` installs into notices a
         // new toolkit without re-running this script on every build.
         None => {
