@@ -1,7 +1,7 @@
 //! Declarations of the C++ test and bench hooks that the hook bridge
 //! (crates/cuzk-ffi/src/hooks.rs) calls: the kernels' field, curve and index
 //! code run on the CPU, the host function's CPU parts alone, every error
-//! kind thrown on demand, and two device probes. The timed bench entry
+//! kind thrown on demand, the allocation fault hook, and two device probes. The timed bench entry
 //! points are declared in cuda/api/bench.hpp. The shared types are defined
 //! by cxx in the generated headers; they are only forward-declared here.
 #pragma once
@@ -14,6 +14,7 @@
 namespace cuzk {
 
 struct DeviceArray;
+struct AllocCount;
 struct Groth16Circuit;
 struct Groth16Split;
 struct Groth16Timings;
@@ -92,6 +93,16 @@ void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len);
 
 /// The `CUZK_TIMING:` line a call with these timings prints (no newline).
 rust::String groth16_timing_line(const Groth16Timings& timings);
+
+// Allocation faults (cpp/hooks/fault_hooks.cpp).
+
+/// Counts the prover's allocations from zero; the `fail_at`-th (1-based)
+/// fails as out of memory (0: none does).
+void alloc_faults_arm(uint64_t fail_at);
+
+/// Stops counting; returns the allocations counted since the arm and the
+/// bytes allocated minus those released meanwhile.
+AllocCount alloc_faults_disarm();
 
 // Errors (cpp/hooks/error_hooks.cpp).
 

@@ -30,7 +30,7 @@ const CUDA_SOURCES: [&str; 6] = [
 /// The C++ host code of every build: the production entry points that need
 /// no CUDA, the Groth16 host function (cpp/groth16/) and the test and bench
 /// hooks (cpp/hooks/).
-const HOST_SOURCES: [&str; 15] = [
+const HOST_SOURCES: [&str; 16] = [
     "cpp/msm_host.cpp",
     "cpp/os.cpp",
     "cpp/r1cs_check.cpp",
@@ -42,6 +42,7 @@ const HOST_SOURCES: [&str; 15] = [
     "cpp/groth16/srs.cpp",
     "cpp/groth16/timing.cpp",
     "cpp/hooks/error_hooks.cpp",
+    "cpp/hooks/fault_hooks.cpp",
     "cpp/hooks/groth16_hooks.cpp",
     "cpp/hooks/host_arith.cpp",
     "cpp/hooks/msm_models.cpp",

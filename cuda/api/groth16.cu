@@ -83,18 +83,10 @@ fr_t pow2_power(fr_t x, uint32_t log) {
 
 }  // namespace
 
-pinned_memory::pinned_memory(uint64_t bytes) : bytes_(bytes) {
-    if (bytes == 0) return;
-    cudaError_t e = cudaHostAlloc(&data_, bytes, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-        data_ = nullptr;
-        cuda::fail(e, ("cudaHostAlloc of " + std::to_string(bytes) + " pinned bytes").c_str(), __FILE__, __LINE__);
-    }
-}
+pinned_memory::pinned_memory(uint64_t bytes)
+    : data_(cuda::allocate(cuda::memory_kind::pinned, bytes)), bytes_(bytes) {}
 
-pinned_memory::~pinned_memory() {
-    if (data_) cudaFreeHost(data_);
-}
+pinned_memory::~pinned_memory() { cuda::release(cuda::memory_kind::pinned, data_, bytes_); }
 
 void device_memory(int32_t id, uint64_t* free, uint64_t* total) {
     cuda::use_device(id);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "alloc_fault.hpp"
 #include "error.hpp"
 
 namespace cuzk::cuda {
@@ -117,31 +118,75 @@ inline void trim_pool() {
     fail(e, call, __FILE__, __LINE__);
 }
 
+/// Where an allocation comes from.
+enum class memory_kind {
+    /// cudaMalloc: long-lived device memory (`buffer`).
+    device,
+    /// cudaMallocFromPoolAsync on a stream: temporaries (`scratch`).
+    pool,
+    /// cudaHostAlloc, portable: pinned host memory for staging and streaming.
+    pinned,
+};
+
+/// Every allocation of the prover, so that one place counts them and the
+/// fault hook (alloc_fault.hpp) can fail any of them as the driver would:
+/// an injected failure is the same typed cuda_oom error, thrown before the
+/// driver is asked. When the driver has no room, device memory first gives
+/// the pool's unused memory back and pool memory first waits for frees in
+/// flight on other streams, then each retries once; a second failure is a
+/// typed cuda_oom error carrying the request and the free memory then.
+/// Zero bytes allocate nothing and return null.
+inline void* allocate(memory_kind kind, size_t bytes, cudaStream_t s = nullptr) {
+    if (bytes == 0) return nullptr;
+    const char* call = kind == memory_kind::device ? "cudaMalloc"
+                       : kind == memory_kind::pool ? "cudaMallocFromPoolAsync"
+                                                   : "cudaHostAlloc (pinned)";
+    if (faults::inject()) fail_alloc(cudaErrorMemoryAllocation, bytes, call);
+    void* p = nullptr;
+    const auto attempt = [&] {
+        switch (kind) {
+            case memory_kind::device: return cudaMalloc(&p, bytes);
+            case memory_kind::pool: return cudaMallocFromPoolAsync(&p, bytes, memory_pool(), s);
+            case memory_kind::pinned: return cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+        }
+        return cudaErrorInvalidValue;
+    };
+    cudaError_t e = attempt();
+    if (e == cudaErrorMemoryAllocation && kind != memory_kind::pinned) {
+        cudaGetLastError();
+        if (kind == memory_kind::device) {
+            trim_pool();
+        } else {
+            // Memory freed on other streams may still be in flight.
+            cudaDeviceSynchronize();
+            cudaGetLastError();
+        }
+        e = attempt();
+    }
+    if (e != cudaSuccess) fail_alloc(e, bytes, call);
+    faults::allocated(bytes);
+    return p;
+}
+
+/// Gives back what `allocate` returned for the same kind, bytes and (pool
+/// memory) stream; null is ignored. Never throws: it runs in destructors.
+inline void release(memory_kind kind, void* p, size_t bytes, cudaStream_t s = nullptr) {
+    if (!p) return;
+    faults::released(bytes);
+    switch (kind) {
+        case memory_kind::device: cudaFree(p); break;
+        case memory_kind::pool: cudaFreeAsync(p, s); break;
+        case memory_kind::pinned: cudaFreeHost(p); break;
+    }
+}
+
 /// Device memory for n elements of T that lives as long as its owner (an
-/// SRS, a resident shape, the quotient's buffers). When the driver has no
-/// room, the pool's unused memory is given back and the request retried;
-/// a second failure is a typed cuda_oom error carrying the request and the
-/// free memory at that moment.
+/// SRS, a resident shape, the quotient's buffers), from `allocate`.
 template <class T>
 class buffer {
 public:
-    explicit buffer(size_t n) : n_(n) {
-        if (n == 0) return;
-        const size_t bytes = n * sizeof(T);
-        cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&p_), bytes);
-        if (e == cudaErrorMemoryAllocation) {
-            cudaGetLastError();
-            trim_pool();
-            e = cudaMalloc(reinterpret_cast<void**>(&p_), bytes);
-        }
-        if (e != cudaSuccess) {
-            p_ = nullptr;
-            fail_alloc(e, bytes, "cudaMalloc");
-        }
-    }
-    ~buffer() {
-        if (p_) cudaFree(p_);
-    }
+    explicit buffer(size_t n) : n_(n) { p_ = static_cast<T*>(allocate(memory_kind::device, n * sizeof(T))); }
+    ~buffer() { release(memory_kind::device, p_, n_ * sizeof(T)); }
     buffer(const buffer&) = delete;
     buffer& operator=(const buffer&) = delete;
     T* get() const { return p_; }
@@ -161,25 +206,9 @@ template <class T>
 class scratch {
 public:
     scratch(size_t n, cudaStream_t s) : n_(n), s_(s) {
-        if (n == 0) return;
-        const size_t bytes = n * sizeof(T);
-        cudaMemPool_t pool = memory_pool();
-        cudaError_t e = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&p_), bytes, pool, s);
-        if (e == cudaErrorMemoryAllocation) {
-            // Memory freed on other streams may still be in flight.
-            cudaGetLastError();
-            cudaDeviceSynchronize();
-            cudaGetLastError();
-            e = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&p_), bytes, pool, s);
-        }
-        if (e != cudaSuccess) {
-            p_ = nullptr;
-            fail_alloc(e, bytes, "cudaMallocFromPoolAsync");
-        }
+        p_ = static_cast<T*>(allocate(memory_kind::pool, n * sizeof(T), s));
     }
-    ~scratch() {
-        if (p_) cudaFreeAsync(p_, s_);
-    }
+    ~scratch() { release(memory_kind::pool, p_, n_ * sizeof(T), s_); }
     scratch(const scratch&) = delete;
     scratch& operator=(const scratch&) = delete;
     T* get() const { return p_; }

@@ -5,7 +5,10 @@
 //! The binaries are compressed because the bundle travels to the device
 //! machine under a 64 MiB limit that the plain binaries (~85 MiB for sm_90
 //! alone: each carries the static CUDA runtime and its kernels) exceed;
-//! run.sh unpacks them next to themselves before the first run.
+//! run.sh unpacks them next to themselves before the first run. The commit
+//! the bundle was built from (and whether the tree had uncommitted changes)
+//! is written into run.sh, which puts it at the head of bundle.log and into
+//! every line of results.jsonl, so a figure or a pass can be tied to code.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use std::process::{Command, Stdio};
 const ARTIFACTS: &[Artifact] = &[
     Artifact::Tests("cuzk-ffi"),
     Artifact::Tests("cuzk-gpu"),
+    Artifact::Test("cuzk-pipeline", "gpu_engine"),
     Artifact::Bench("cuzk-gpu", "kernels"),
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
     Artifact::Bin("cuzk", "cuzk"),
@@ -29,6 +33,9 @@ enum Artifact {
     /// Every test binary of the package (lib and integration tests), run
     /// without arguments.
     Tests(&'static str),
+    /// One integration test binary of a package, run without arguments (for
+    /// a package whose other tests are not for the device).
+    Test(&'static str, &'static str),
     /// One bench target, run with `--bench`.
     Bench(&'static str, &'static str),
     /// A binary target, copied but not run by run.sh: the caller runs it with
@@ -41,6 +48,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
     let dest = args.first().map(PathBuf::from).unwrap_or_else(|| root.join("target/gpu-bundle"));
     let nvcc = super::cuda::ensure_toolchain()?;
+    let commit = source_commit(&root)?;
     let build_dir = root.join("target/gpu-bundle-build");
 
     if dest.exists() {
@@ -55,7 +63,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             fs::copy(&exe, &copy).map_err(|e| format!("copy {}: {e}", exe.display()))?;
             gzip(&copy)?;
             match artifact {
-                Artifact::Tests(_) => runs.push(format!("run {name}")),
+                Artifact::Tests(_) | Artifact::Test(..) => runs.push(format!("run {name}")),
                 Artifact::Bench(..) => runs.push(format!("run {name} --bench")),
                 Artifact::Bin(..) => {}
             }
@@ -63,11 +71,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let script = dest.join("run.sh");
-    fs::write(&script, RUN_SH.replace("@RUNS@", &runs.join("\n"))).map_err(|e| e.to_string())?;
+    fs::write(&script, run_script(&commit, &runs)).map_err(|e| e.to_string())?;
     make_executable(&script)?;
 
     let size = dir_size(&dest)?;
-    println!("gpu-bundle: {} ({:.1} MiB, {} run by run.sh)", dest.display(), size as f64 / (1 << 20) as f64, runs.len());
+    println!(
+        "gpu-bundle: {} ({:.1} MiB, {} run by run.sh, commit {}{})",
+        dest.display(),
+        size as f64 / (1 << 20) as f64,
+        runs.len(),
+        commit.hash,
+        if commit.dirty { " with uncommitted changes" } else { "" }
+    );
     if size > MAX_BUNDLE_BYTES {
         return Err(format!("bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte limit"));
     }
@@ -81,6 +96,10 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
     let package = match artifact {
         Artifact::Tests(p) => {
             cmd.args(["test", "--release", "--no-run", "-p", p]);
+            p
+        }
+        Artifact::Test(p, test) => {
+            cmd.args(["test", "--release", "--no-run", "-p", p, "--test", test]);
             p
         }
         Artifact::Bench(p, bench) => {
@@ -126,6 +145,42 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
     Ok(found)
 }
 
+/// The commit a bundle is built from.
+struct Commit {
+    /// `git rev-parse HEAD`.
+    hash: String,
+    /// Whether tracked or untracked files differed from it (`git status --porcelain`).
+    dirty: bool,
+}
+
+/// run.sh for these `run NAME [ARGS]` lines, stamped with `commit`.
+fn run_script(commit: &Commit, runs: &[String]) -> String {
+    RUN_SH
+        .replace("@COMMIT@", &commit.hash)
+        .replace("@DIRTY@", if commit.dirty { "true" } else { "false" })
+        .replace("@RUNS@", &runs.join("\n"))
+}
+
+fn source_commit(root: &Path) -> Result<Commit, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .map_err(|e| format!("cannot run git to record the bundle's commit: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let hash = git(&["rev-parse", "HEAD"])?;
+    if hash.len() != 40 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("git rev-parse HEAD printed `{hash}`, not a commit"));
+    }
+    let dirty = !git(&["status", "--porcelain"])?.is_empty();
+    Ok(Commit { hash, dirty })
+}
+
 /// The value of `"key":"value"` in one line of cargo's JSON (paths need no unescaping here).
 fn json_string<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let start = line.find(&format!("\"{key}\":\""))? + key.len() + 4;
@@ -166,9 +221,11 @@ const RUN_SH: &str = r#"#!/bin/sh
 # The binaries travel gzipped (bin/NAME.gz); they are unpacked to bin/NAME
 # first, so bin/cuzk and the others can also be run by hand afterwards.
 # `run.sh --unpack` only unpacks. Output: <dir>/bundle.log (all output) and <dir>/results.jsonl (one line per
-# binary), where <dir> is $1, else $OUT, else ./results. Exit status is
-# non-zero if any binary failed.
+# binary, each with the commit the bundle was built from), where <dir> is
+# $1, else $OUT, else ./results. Exit status is non-zero if any binary failed.
 set -u
+commit=@COMMIT@
+dirty=@DIRTY@
 here=$(cd "$(dirname "$0")" && pwd)
 for packed in "$here"/bin/*.gz; do
     [ -e "$packed" ] || continue
@@ -184,6 +241,7 @@ done
 out=${1:-${OUT:-$here/results}}
 mkdir -p "$out"
 : >"$out/results.jsonl"
+echo "bundle built from commit $commit (uncommitted changes: $dirty)" | tee "$out/bundle.log"
 failed=0
 
 run() {
@@ -197,7 +255,7 @@ run() {
     cat "$out/.current.log" | tee -a "$out/bundle.log"
     rm -f "$out/.current.log"
     secs=$(awk "BEGIN { printf \"%.2f\", $end - $start }")
-    echo "{\"binary\":\"$name\",\"exit\":$rc,\"seconds\":$secs}" | tee -a "$out/results.jsonl"
+    echo "{\"binary\":\"$name\",\"exit\":$rc,\"seconds\":$secs,\"commit\":\"$commit\",\"dirty\":$dirty}" | tee -a "$out/results.jsonl"
     [ "$rc" -eq 0 ] || failed=1
 }
 
@@ -205,3 +263,44 @@ run() {
 
 exit $failed
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_commit_is_found() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let commit = source_commit(root).unwrap();
+        assert_eq!(commit.hash.len(), 40, "{}", commit.hash);
+    }
+
+    /// run.sh runs a stand-in binary and stamps bundle.log and every
+    /// results.jsonl line with the commit it was built from.
+    #[test]
+    fn run_sh_records_the_commit_with_every_result() {
+        let dir = std::env::temp_dir().join(format!("cuzk-bundle-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("bin")).unwrap();
+        let fake = dir.join("bin/fake");
+        fs::write(&fake, "#!/bin/sh\necho fake ran \"$@\"\n").unwrap();
+        make_executable(&fake).unwrap();
+        let commit = Commit { hash: "0123456789abcdef0123456789abcdef01234567".into(), dirty: true };
+        let script = dir.join("run.sh");
+        fs::write(&script, run_script(&commit, &["run fake --bench".to_string()])).unwrap();
+        make_executable(&script).unwrap();
+        let out = dir.join("results");
+        let status = Command::new(&script).arg(&out).status().unwrap();
+        assert!(status.success());
+        let results = fs::read_to_string(out.join("results.jsonl")).unwrap();
+        assert_eq!(results.lines().count(), 1, "{results}");
+        assert!(
+            results.contains("\"binary\":\"fake\"") && results.contains(&format!("\"commit\":\"{}\",\"dirty\":true", commit.hash)),
+            "{results}"
+        );
+        let log = fs::read_to_string(out.join("bundle.log")).unwrap();
+        assert!(log.starts_with(&format!("bundle built from commit {} (uncommitted changes: true)", commit.hash)), "{log}");
+        assert!(log.contains("fake ran --bench"), "{log}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -2,8 +2,8 @@
 //! apart from the production bridge (`crate::ffi`) so the prover's API is the
 //! one in lib.rs. The hooks run the kernels' field, curve and index code and
 //! the host function's CPU parts on the CPU (host tests in CI, no GPU), probe
-//! a device, time kernels for the benchmarks, and throw every error kind on
-//! demand. Types shared with the production bridge are aliases of its own,
+//! a device, time kernels for the benchmarks, throw every error kind on
+//! demand, and make the prover's allocations fail one at a time. Types shared with the production bridge are aliases of its own,
 //! so each has one definition.
 
 /// The cxx bridge of the hooks (its C++ under cpp/hooks/, the device hooks
@@ -118,6 +118,17 @@ pub mod ffi {
         pub scalars: Vec<u64>,
     }
 
+    /// What the allocation fault hook counted between its arm and disarm.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct AllocCount {
+        /// Device, pool and pinned allocations attempted (an injected
+        /// failure counts; a zero-byte request, which allocates nothing, does not).
+        pub allocations: u64,
+        /// Bytes allocated minus bytes released: 0 when everything taken
+        /// was given back, negative when memory from before was released too.
+        pub net_bytes: i64,
+    }
+
     unsafe extern "C++" {
         include!("cuzk-ffi/src/lib.rs.h");
 
@@ -188,6 +199,12 @@ pub mod ffi {
         fn release_pages_hook(buffer: &mut [u8], first: usize, len: usize) -> Result<()>;
         /// The `CUZK_TIMING:` line a call with these timings prints (no newline).
         fn groth16_timing_line(timings: &Groth16Timings) -> String;
+        /// Counts the prover's device, pool and pinned allocations from zero
+        /// (cuda/util/alloc_fault.hpp); the `fail_at`-th (1-based) fails as
+        /// the driver's out-of-memory would (0: none fails). Process-wide.
+        fn alloc_faults_arm(fail_at: u64);
+        /// Stops counting; what was counted since the arm.
+        fn alloc_faults_disarm() -> AllocCount;
         /// Throws an error of `kind` with fixed arguments (see `ErrorKind`).
         fn throw_error_kind(kind: ErrorKind) -> Result<()>;
     }

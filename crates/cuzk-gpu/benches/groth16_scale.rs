@@ -3,8 +3,8 @@
 //! parameter file for that is not needed to time it, because no stage's cost
 //! depends on the values of the bases: the SRS is tiled on the device from
 //! a few random points ([`GpuSrs::tiled_for_timing`]) and the proofs are not
-//! verified (the same host function proves and verifies at 2^22 in the
-//! gpu_groth16 tests). The assignment is tiled on the host from random
+//! verified (the same host function proves and verifies in 2^23 and 2^24
+//! domains in the gpu_scale tests). The assignment is tiled on the host from random
 //! patterns with a PoRep-like witness: 45 % zeros, 50 % ones, 5 % other
 //! values, every variable used in A and B. As in a PoRep call, whose
 //! partitions are one circuit, the circuits of a batch share which

@@ -11,6 +11,8 @@ pub mod bench;
 pub mod device;
 /// Every C++ error kind thrown on demand, as the typed error it becomes.
 pub mod errors;
+/// The allocation fault hook: count a call's allocations, or fail the k-th.
+pub mod faults;
 /// The host function's split, page release and epilogue, run on the host.
 pub mod groth16;
 /// The MSM and batch-addition kernels' digit and index logic on the host.
