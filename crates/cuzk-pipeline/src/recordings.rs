@@ -14,13 +14,20 @@
 //! than wait. With a directory configured, recordings persist there as
 //! `<params file name>.<verifying key digest>.r1cs` and are loaded on first
 //! use; a file that does not load, or that does not fit the parameters, is
-//! recorded again and overwritten.
+//! recorded again and overwritten. So is one that loads and has the
+//! parameters' counts but is another circuit's (hand-made, or of a circuit
+//! with equal counts): until a partition succeeds against a loaded
+//! recording, a partition whose witness does not fit it (a trace that
+//! differs, an unsatisfied row, found on the CPU or on the device) drops it,
+//! and the next partition records again and replaces the file.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use blstrs::Scalar;
 use cuzk_groth16::Parameters;
+use cuzk_synth::RecordedShape;
 use sha2::{Digest, Sha256};
 
 use crate::synthesis::{OnReady, Saves, Slot, SynthesisMode, Synthesizer};
@@ -86,6 +93,22 @@ impl Recordings {
                 outcome: slot.outcome(),
             })
             .collect()
+    }
+
+    /// A backend found a row of `shape` that a witness does not satisfy
+    /// (the device checks rows when it computes a, b, c): when `shape` is a
+    /// loaded recording still on trial it is dropped and recorded again
+    /// (`Slot::reject_misfit`); returns the bytes it held, for the budget.
+    pub(crate) fn reject_misfit(&self, shape: &Arc<RecordedShape<Scalar>>, error: &dyn std::fmt::Display) -> Option<u64> {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots.values().any(|slot| slot.reject_misfit(shape, error)).then(|| shape.heap_bytes() as u64)
+    }
+
+    /// A backend proved a batch of `shape`'s witnesses: a loaded recording
+    /// on trial is trusted from now on.
+    pub(crate) fn confirm(&self, shape: &Arc<RecordedShape<Scalar>>) {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots.values().for_each(|slot| slot.confirm(shape));
     }
 
     fn file_for(&self, path: &Path, params: &Parameters) -> Option<PathBuf> {

@@ -1,3 +1,7 @@
+//! The parameter cache: each file loaded once however many jobs ask for it
+//! at once, kept resident, and evicted least recently used first, only
+//! while no job holds it, when the budget needs room for another file.
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -118,5 +122,50 @@ impl SrsCache {
         let mut c = self.clock.lock().expect("srs clock lock");
         *c += 1;
         *c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_synth::workloads::MulChain;
+
+    /// Three small parameter files (a mul-chain of 4 steps each, under one
+    /// temporary directory), and their lengths.
+    fn files(dir: &Path) -> Vec<(PathBuf, u64)> {
+        let params =
+            cuzk_groth16::generate_random_parameters(MulChain::<blstrs::Scalar>::new(4, 0), &mut rand::thread_rng(), None)
+                .unwrap();
+        ["a", "b", "c"]
+            .iter()
+            .map(|name| {
+                let path = dir.join(format!("{name}.params"));
+                params.write(&mut std::fs::File::create(&path).unwrap()).unwrap();
+                let len = std::fs::metadata(&path).unwrap().len();
+                (path, len)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn eviction_takes_the_least_recently_used_file_nobody_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = files(dir.path());
+        let (a, b, c) = (&f[0].0, &f[1].0, &f[2].0);
+        let cache = SrsCache::new(PointChecks::OnCurve, None);
+        let held = cache.get(a).unwrap().0;
+        let (_, loaded_ms) = cache.get(b).unwrap();
+        assert!(loaded_ms > 0.0, "a first get loads");
+        cache.get(c).unwrap();
+        assert_eq!(cache.get(b).unwrap().1, 0.0, "a second get hits");
+        // Use order a, b, c, b: a is held, so c is the least recently used free file.
+        assert_eq!(cache.evict_one(Path::new("/none")), Some(f[2].1));
+        assert!(!cache.contains(c) && cache.contains(a) && cache.contains(b));
+        assert_eq!(cache.evict_one(b), None, "a is held and b is kept");
+        drop(held);
+        assert_eq!(cache.evict_one(b), Some(f[0].1), "a is free once its holder lets go");
+        assert_eq!(cache.evict_one(Path::new("/none")), Some(f[1].1));
+        assert_eq!(cache.evict_one(Path::new("/none")), None, "nothing is left");
+        assert!(cache.get(c).unwrap().1 > 0.0, "an evicted file loads again");
     }
 }

@@ -6,6 +6,7 @@
 //! `recordings.rs` keeps one slot per file.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -97,6 +98,14 @@ pub(crate) struct Slot {
     pub(crate) file: Option<PathBuf>,
     /// What happened to the recording last, for `RecordingStatus`.
     outcome: Mutex<String>,
+    /// A recording loaded from `file` that no partition has proved right
+    /// yet. Its checksum only says the file is what was written, not that
+    /// it is this circuit's: until a partition succeeds against it, a
+    /// partition that fails against it blames the file ([`Slot::reject_misfit`]).
+    on_trial: Mutex<Option<Arc<RecordedShape<Scalar>>>>,
+    /// Set once the file's recording did not fit the circuit: the next
+    /// partition records again instead of loading it, and replaces the file.
+    distrust_file: AtomicBool,
 }
 
 impl Slot {
@@ -107,7 +116,47 @@ impl Slot {
             changed: Condvar::new(),
             file,
             outcome: Mutex::new("not recorded yet".into()),
+            on_trial: Mutex::new(None),
+            distrust_file: AtomicBool::new(false),
         }
+    }
+
+    /// A partition succeeded against `shape`: if it is the loaded recording
+    /// on trial, it is trusted from now on.
+    pub(crate) fn confirm(&self, shape: &Arc<RecordedShape<Scalar>>) {
+        let mut on_trial = self.on_trial.lock().unwrap_or_else(|p| p.into_inner());
+        if on_trial.as_ref().is_some_and(|s| Arc::ptr_eq(s, shape)) {
+            *on_trial = None;
+        }
+    }
+
+    /// A partition failed against `shape` with `error`, an unsatisfied row
+    /// or a trace that differs. When `shape` is the loaded recording still
+    /// on trial, the file is the likelier culprit (a hand-made file, or one
+    /// of another circuit with equal counts, passes its checksum): the
+    /// recording is dropped, and the next partition records again and
+    /// overwrites the file. Returns whether it was dropped.
+    pub(crate) fn reject_misfit(&self, shape: &Arc<RecordedShape<Scalar>>, error: &dyn std::fmt::Display) -> bool {
+        {
+            let mut on_trial = self.on_trial.lock().unwrap_or_else(|p| p.into_inner());
+            if !on_trial.as_ref().is_some_and(|s| Arc::ptr_eq(s, shape)) {
+                return false;
+            }
+            *on_trial = None;
+        }
+        self.distrust_file.store(true, Ordering::SeqCst);
+        {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            if matches!(&*state, State::Ready(s) if Arc::ptr_eq(s, shape)) {
+                *state = State::Unknown;
+            }
+        }
+        self.changed.notify_all();
+        let file = self.file.as_ref().map(|f| f.display().to_string()).unwrap_or_else(|| "the recording".into());
+        let text = format!("{file} does not fit the circuit ({error}): dropped, recording again to replace it");
+        tracing::warn!(recording = %file, error = %error, "recording does not fit its circuit; recording again");
+        set(&self.outcome, text);
+        true
     }
 
     /// What happened to the recording last.
@@ -138,6 +187,9 @@ pub(crate) struct SynthReport {
     /// Bytes of a recording this partition made or loaded (the engine
     /// reserves them in its budget, or disables recording).
     pub new_recording_bytes: u64,
+    /// Bytes of a loaded recording this partition found not to fit its
+    /// circuit and dropped (the engine gives them back to its budget).
+    pub dropped_recording_bytes: u64,
 }
 
 impl SynthReport {
@@ -217,7 +269,10 @@ impl Synthesizer {
         let assignment = |pa| Synthesized::Assignment(Box::new(pa));
         let Some(slot) = &self.slot else { return self.classic(circuit).map(assignment) };
         match self.claim(slot, true) {
-            Claim::Use(shape) => self.witness(&shape, circuit).map(|w| Synthesized::Witness(w, shape)),
+            Claim::Use(shape) => match self.witness(&shape, circuit) {
+                Ok(w) => Ok(Synthesized::Witness(w, shape)),
+                Err(e) => Err(self.blame(&shape, e)),
+            },
             Claim::Classic => self.classic(circuit).map(assignment),
             Claim::Record => self.record(slot, circuit).map(assignment),
         }
@@ -300,17 +355,35 @@ impl Synthesizer {
         Ok(witness)
     }
 
-    /// The sparse products on the CPU.
-    fn evaluate(&self, shape: &RecordedShape<Scalar>, w: Witness<Scalar>) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+    /// The sparse products on the CPU; every row satisfied proves a loaded
+    /// recording right, a row that is not may prove it wrong.
+    fn evaluate(&self, shape: &Arc<RecordedShape<Scalar>>, w: Witness<Scalar>) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         let start = Instant::now();
-        let pa = shape.evaluate(w)?;
+        let pa = shape.evaluate(w).map_err(|e| self.blame(shape, e))?;
         self.report.lock().unwrap_or_else(|p| p.into_inner()).spmv_ms = ms_since(start);
+        if let Some(slot) = &self.slot {
+            slot.confirm(shape);
+        }
         Ok(pa)
+    }
+
+    /// Passes on a partition's error against `shape`; an error a recording
+    /// of another circuit causes drops a loaded recording still on trial
+    /// ([`Slot::reject_misfit`]), and the report says how many bytes it held.
+    fn blame(&self, shape: &Arc<RecordedShape<Scalar>>, e: SynthesisError) -> SynthesisError {
+        let telling = matches!(e, SynthesisError::ShapeMismatch { .. } | SynthesisError::UnsatisfiedConstraint(_));
+        if telling && self.slot.as_ref().is_some_and(|slot| slot.reject_misfit(shape, &e)) {
+            self.report.lock().unwrap_or_else(|p| p.into_inner()).dropped_recording_bytes = shape.heap_bytes() as u64;
+        }
+        e
     }
 
     /// The recording in the slot's file, if there is one that fits the
     /// parameters; why not goes into the slot's outcome.
     fn load(&self, slot: &Slot) -> Option<Arc<RecordedShape<Scalar>>> {
+        if slot.distrust_file.load(Ordering::SeqCst) {
+            return None;
+        }
         let file = slot.file.as_ref().filter(|f| f.exists())?;
         let start = Instant::now();
         let loaded = RecordedShape::<Scalar>::load(file);
@@ -348,6 +421,7 @@ impl Synthesizer {
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
         self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
         slot.set_state(State::Ready(shape.clone()));
+        *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = (!fresh).then(|| shape.clone());
         if let Some(ready) = &self.witness_only {
             ready(&shape);
         }
@@ -358,6 +432,8 @@ impl Synthesizer {
             set(&slot.outcome, format!("recorded ({} constraints), kept in memory", shape.num_constraints()));
             return;
         };
+        // After a misfit the file is overwritten: say so, naming it.
+        let verb = if slot.distrust_file.load(Ordering::SeqCst) { "replaced" } else { "saved to" };
         set(&slot.outcome, format!("recorded ({} constraints), saving to {}", shape.num_constraints(), file.display()));
         let saver = slot.clone();
         let spawned = std::thread::Builder::new().name("cuzk-record-save".into()).spawn(move || {
@@ -369,7 +445,7 @@ impl Synthesizer {
             set(
                 &saver.outcome,
                 match saved {
-                    Ok(()) => format!("recorded ({} constraints), saved to {}", shape.num_constraints(), file.display()),
+                    Ok(()) => format!("recorded ({} constraints), {verb} {}", shape.num_constraints(), file.display()),
                     Err(e) => format!("recorded, kept in memory; saving to {} failed: {e}", file.display()),
                 },
             );
@@ -385,6 +461,7 @@ impl Synthesizer {
     pub(crate) fn disable(&self, budget: u64) {
         if let Some(slot) = &self.slot {
             slot.set_state(State::Disabled);
+            *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = None;
             set(
                 &slot.outcome,
                 format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),

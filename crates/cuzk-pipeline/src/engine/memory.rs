@@ -53,6 +53,14 @@ impl State {
         }
         fits
     }
+
+    /// Gives back the bytes of a recording dropped because it did not fit
+    /// its circuit (at most what recordings hold).
+    pub(super) fn release_recording(&mut self, bytes: u64) {
+        let bytes = bytes.min(self.recordings_reserved);
+        self.recordings_reserved -= bytes;
+        self.budget.release(bytes);
+    }
 }
 
 impl Shared {

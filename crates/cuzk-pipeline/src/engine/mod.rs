@@ -93,7 +93,7 @@ impl Engine {
             .build()
             .map_err(|e| EngineError::Threads(e.to_string()))?;
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
+            state: Arc::new(Mutex::new(State {
                 shutdown: false,
                 next_id: 0,
                 pending: BinaryHeap::new(),
@@ -103,8 +103,8 @@ impl Engine {
                 srs_reserved: HashMap::new(),
                 recordings_reserved: 0,
                 rng,
-            }),
-            wake: Condvar::new(),
+            })),
+            wake: Arc::new(Condvar::new()),
             srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
             recordings: Recordings::new(
                 config.synthesis,

@@ -34,8 +34,7 @@ pub(super) fn run(s: &Shared, device: usize) {
         };
         let Taken { job: job_id, parts, reserved, batch } = batch;
         let Some(path) = st.jobs.get(&job_id).map(|j| j.params.clone()) else {
-            st.budget.release(reserved);
-            s.dropper.drop_then(batch, || {});
+            s.free_then_release(batch, reserved);
             continue;
         };
         let randomness: Vec<(Scalar, Scalar)> = parts
@@ -71,9 +70,10 @@ pub(super) fn run(s: &Shared, device: usize) {
             },
         );
 
-        s.dropper.drop_then(batch, move || {});
+        let dropped = recorded_outcome(s, &batch, &outcome);
+        s.free_then_release(batch, reserved);
         let mut st = s.lock();
-        st.budget.release(reserved);
+        st.release_recording(dropped);
         match outcome {
             Ok((out, prove_ms)) => {
                 if let Some(job) = st.jobs.get_mut(&job_id) {
@@ -93,6 +93,22 @@ pub(super) fn run(s: &Shared, device: usize) {
         }
         drop(st);
         s.wake.notify_all();
+    }
+}
+
+/// What a batch of a recorded shape's witnesses tells of the shape: a proof
+/// confirms a loaded recording, a row the device found unsatisfied may show
+/// it is another circuit's (`Recordings::reject_misfit`). Returns the bytes
+/// of a recording so dropped.
+fn recorded_outcome<T>(s: &Shared, batch: &Batch, outcome: &Result<T, EngineError>) -> u64 {
+    let Batch::Witnesses(shape, _) = batch else { return 0 };
+    match outcome {
+        Ok(_) => {
+            s.recordings.confirm(shape);
+            0
+        }
+        Err(e) if e.unsatisfied_constraint().is_some() => s.recordings.reject_misfit(shape, e).unwrap_or(0),
+        Err(_) => 0,
     }
 }
 

@@ -23,8 +23,11 @@ use crate::EngineError;
 
 /// Everything the engine's threads and handles share.
 pub(super) struct Shared {
-    pub(super) state: Mutex<State>,
-    pub(super) wake: Condvar,
+    /// Shared with the dropper's callbacks (which give freed bytes back to
+    /// the budget), not the whole of `Shared`: a callback holding the engine
+    /// could end it on the dropper's own thread.
+    pub(super) state: Arc<Mutex<State>>,
+    pub(super) wake: Arc<Condvar>,
     pub(super) srs: SrsCache,
     pub(super) recordings: Recordings,
     pub(super) dropper: Dropper,
@@ -88,8 +91,7 @@ impl Shared {
         while i < st.ready.len() {
             if st.ready[i].job == id {
                 let r = st.ready.swap_remove(i);
-                st.budget.release(r.reserved);
-                self.dropper.drop_then(r.assignment, || {});
+                self.free_then_release(r.assignment, r.reserved);
             } else {
                 i += 1;
             }
@@ -97,6 +99,17 @@ impl Shared {
         tracing::warn!(job = id, error = %err, "failed");
         let _ = job.done.send(Err(err));
         self.record(Event::Done, id, &[], None);
+    }
+
+    /// Frees `value` on the dropper and gives its `bytes` back to the budget
+    /// once it is freed, not before: until then the memory is still held,
+    /// and a budget that counted it free would admit more than it bounds.
+    pub(super) fn free_then_release<T: Send + 'static>(&self, value: T, bytes: u64) {
+        let (state, wake) = (self.state.clone(), self.wake.clone());
+        self.dropper.drop_then(value, move || {
+            state.lock().unwrap_or_else(|p| p.into_inner()).budget.release(bytes);
+            wake.notify_all();
+        });
     }
 
     /// Ends a job whose every partition is proved.

@@ -102,6 +102,7 @@ pub(super) fn run(s: &Shared) {
         // A recording stays as long as the engine. It is kept only while a
         // partition still fits beside it and the parameters; otherwise the
         // parameter file's partitions go back to classic synthesis.
+        st.release_recording(report.dropped_recording_bytes);
         let rec = report.new_recording_bytes;
         if rec > 0 && !st.admit_recording(rec, bytes) {
             synthesizer.disable(st.budget.total());
@@ -125,10 +126,7 @@ pub(super) fn run(s: &Shared) {
                 st.budget.release(bytes);
                 s.fail(&mut st, task.job, EngineError::Synthesis { partition: task.part, source });
             }
-            (Ok(assignment), None) => {
-                st.budget.release(bytes);
-                s.dropper.drop_then(assignment, || {});
-            }
+            (Ok(assignment), None) => s.free_then_release(assignment, bytes),
             (Err(_), None) => st.budget.release(bytes),
         }
         drop(st);

@@ -97,3 +97,23 @@ fn a_job_that_can_never_fit_is_rejected_with_the_bytes_it_needs() {
         other => panic!("expected TooLarge, got {other:?}"),
     }
 }
+
+#[test]
+fn a_budget_for_one_parameter_file_evicts_the_one_no_job_holds() {
+    let (path, params) = params();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.params");
+    std::fs::copy(path, &copy).unwrap();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = Engine::partition_bytes(params);
+    // Room for one file and one partition: the second file fits only once
+    // the first is evicted (a budget that could not evict fails it TooLarge).
+    let cfg = Config { memory_budget: file_len + one + one / 2, synthesis: SynthesisMode::Classic, ..config(1) };
+    let engine = Engine::new(cfg).unwrap();
+    for (i, p) in [path, &copy, path].into_iter().enumerate() {
+        let (j, inputs) = job(p, 1, 70 + i as u64);
+        let r = engine.submit(j).unwrap().wait().unwrap_or_else(|e| panic!("job {i} on {}: {e}", p.display()));
+        assert_verifies(&r.proofs, &inputs);
+        assert!(r.timings.srs_ms > 0.0, "job {i}: the other file was evicted, so this one loads again");
+    }
+}

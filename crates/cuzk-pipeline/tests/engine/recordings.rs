@@ -3,6 +3,7 @@ use std::path::Path;
 use blstrs::Scalar;
 use cuzk_pipeline::{Config, Engine, Job, RecordingStatus, SynthesisMode};
 use cuzk_synth::workloads::Workload;
+use cuzk_synth::RecordedShape;
 
 use crate::{assert_verifies, job, only_recording, params, sequential, SIZE};
 
@@ -102,4 +103,73 @@ fn a_circuit_that_does_not_fit_its_parameters_is_never_recorded() {
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
     assert!(r.timings.stage("synth_record_ms").is_some(), "the right circuit records: {:?}", r.timings.stages);
+}
+
+/// Mul-chain 32 with its constant one greater: the same inputs, aux
+/// variables and allocation order, other constraints.
+struct OtherConstant(cuzk_synth::workloads::MulChain<Scalar>);
+
+impl cuzk_synth::Circuit<Scalar> for OtherConstant {
+    fn synthesize<CS: cuzk_synth::ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), cuzk_synth::SynthesisError> {
+        let c = self.0.constant() + Scalar::from(1u64);
+        let mut value = self.0.x0();
+        let mut x = cs.alloc(|| "x 0", || Ok(value))?;
+        for i in 1..=self.0.len() {
+            value *= value + c;
+            let next = if i == self.0.len() { cs.alloc_input(|| "x", || Ok(value))? } else { cs.alloc(|| "x", || Ok(value))? };
+            cs.enforce(|| "step", |lc| lc + x, |lc| lc + x + (c, CS::one()), |lc| lc + next);
+            x = next;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_recording_of_another_circuit_with_equal_counts_is_replaced() {
+    let dir = std::env::temp_dir().join(format!("cuzk-recordings-misfit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_, status) = run_with_recordings(&dir, 60);
+    let file = status.file.clone().expect("a directory gives the recording a file");
+    let right = RecordedShape::<Scalar>::load(&file).unwrap().digest();
+
+    // A well-formed file (its checksum passes) of another circuit with the
+    // parameters' counts, where the right recording was.
+    let other = RecordedShape::record(OtherConstant(cuzk_synth::workloads::MulChain::new(SIZE, 0))).unwrap().0;
+    let (counts, right_counts) = (
+        (other.num_inputs(), other.num_aux(), other.num_constraints()),
+        RecordedShape::<Scalar>::load(&file).map(|s| (s.num_inputs(), s.num_aux(), s.num_constraints())).unwrap(),
+    );
+    assert_eq!(counts, right_counts, "the stand-in must pass the count checks");
+    assert_ne!(other.digest(), right);
+    other.save(&file).unwrap();
+
+    // The first job meets the misfit: its partition fails against the loaded
+    // file (one partition, so no later partition can have re-recorded yet).
+    let engine = Engine::new(sequential(Some(dir.clone()))).unwrap();
+    let (j, _) = job(&params().0, 1, 61);
+    let failed = engine.submit(j).unwrap().wait().expect_err("a witness against another circuit's rows fails");
+    let outcome = only_recording(&engine).outcome;
+    assert!(
+        outcome.contains(&file.display().to_string()) && outcome.contains("does not fit"),
+        "the outcome names the file and says why ({failed}): {outcome}"
+    );
+    // Every later job proves, the first recording again, and the file is replaced.
+    for seed in [62, 63] {
+        let (j, inputs) = job(&params().0, 2, seed);
+        let r = engine.submit(j).unwrap().wait().unwrap();
+        assert_verifies(&r.proofs, &inputs);
+        let recorded = r.timings.stage("synth_record_ms").is_some();
+        assert_eq!(recorded, seed == 62, "only the first job after the misfit records: {:?}", r.timings.stages);
+    }
+    engine.finish_recordings();
+    let outcome = only_recording(&engine).outcome;
+    assert!(outcome.contains("replaced") && outcome.contains(&file.display().to_string()), "{outcome}");
+    assert_eq!(RecordedShape::<Scalar>::load(&file).unwrap().digest(), right, "the file holds the right circuit again");
+    drop(engine);
+
+    // A fresh engine loads the replaced file and proves with it.
+    let (stages, status) = run_with_recordings(&dir, 64);
+    assert!(stages.contains(&"synth_load_ms".to_string()) && !stages.contains(&"synth_record_ms".to_string()), "{stages:?}");
+    assert!(status.outcome.starts_with("loaded from"), "{status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -49,6 +49,12 @@ pub struct EngineArgs {
 
 /// Starts an engine for jobs against `params` and says which backend it is.
 pub fn engine(a: &EngineArgs, params: &Path) -> Result<Engine, Error> {
+    start(a, config(a, params)?)
+}
+
+/// The engine's configuration from the command line, for callers that
+/// change more of it (`soak` turns the self-check on and seeds it).
+pub fn config(a: &EngineArgs, params: &Path) -> Result<Config, Error> {
     let progress = Arc::new(Progress::new("params"));
     let recordings = a.recordings.clone().or_else(|| params.parent().map(Path::to_path_buf));
     let mut config = Config {
@@ -73,6 +79,11 @@ pub fn engine(a: &EngineArgs, params: &Path) -> Result<Engine, Error> {
         let file = std::fs::File::create(path).map_err(Error::io(path))?;
         config.timeline = Some(Box::new(std::io::BufWriter::new(file)));
     }
+    Ok(config)
+}
+
+/// Starts an engine with `config` and says which backend it is.
+pub fn start(a: &EngineArgs, config: Config) -> Result<Engine, Error> {
     let engine = Engine::new(config)?;
     eprintln!("backend={} synthesis={}", engine.backends().join(","), a.synthesis);
     Ok(engine)

@@ -8,6 +8,7 @@ mod progress;
 mod inspect;
 mod prove;
 mod setup;
+mod soak;
 mod verify;
 mod workload;
 
@@ -58,6 +59,9 @@ enum Command {
     },
     /// Prove several jobs through the engine and report throughput.
     Bench(bench::BenchArgs),
+    /// Run the engine for a while under random load, verify every proof, and
+    /// report proofs, invalid proofs, lost jobs, failures and memory.
+    Soak(soak::SoakArgs),
 }
 
 #[derive(Subcommand)]
@@ -82,6 +86,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
             inspect::run(&file, json)
         }
         Command::Bench(args) => bench::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Soak(args) => soak::run(&args),
     }
 }
 
