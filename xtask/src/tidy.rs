@@ -98,7 +98,7 @@ fn dependency_problems(manifests: &[(String, String)]) -> Vec<String> {
 }
 
 /// The `name` of a manifest's `[package]`.
-fn package_name(manifest: &str) -> Option<String> {
+pub fn package_name(manifest: &str) -> Option<String> {
     let mut in_package = false;
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
