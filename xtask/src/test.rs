@@ -22,15 +22,15 @@
 //! Both runs test what ships: every feature that adds code to test is on
 //! ([`TESTED_FEATURES`]), but not `cuzk/system-allocator`, which would swap
 //! the binary's allocator (mimalloc) for the system's under the CLI tests; a
-//! build with every feature on keeps that variant compiling. The main run
+//! build with every feature on ([`ALTERNATE_FEATURES`] too) keeps that
+//! variant compiling. The main run
 //! first compiles every target, benches included, so a bench that stops
 //! compiling fails CI although CI never runs one.
 
-use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::{cuda, preflight, shell, tidy};
+use crate::{cuda, preflight, shell};
 
 /// The features the tests turn on: each adds code (and tests) that CI must
 /// compile and run.
@@ -83,7 +83,8 @@ fn commands(nvcc: &Path, gpu: bool, args: &[String]) -> Vec<(&'static str, Comma
     all_targets.args(&cargo_args);
     // The library and binary alone: the alternates change only them, and the
     // integration tests would build (and put in place) the binary they run.
-    let mut all_features = with_cuda(&["-p", "cuzk", "--all-features", "--no-run", "--lib", "--bins"]);
+    let every = [TESTED_FEATURES, ALTERNATE_FEATURES].concat().join(",");
+    let mut all_features = with_cuda(&["-p", "cuzk", "--features", &every, "--no-run", "--lib", "--bins"]);
     all_features.args(&cargo_args);
     let mut tests = with_cuda(&["--workspace", "--features", &tested]);
     tests.args(args);
@@ -117,31 +118,34 @@ fn without_cuda(args: &[String]) -> Command {
     cmd
 }
 
-/// Every `crate/feature` the workspace's manifests declare.
-fn declared_features() -> Vec<String> {
-    let root = shell::root();
-    let mut dirs: Vec<_> = fs::read_dir(root.join("crates")).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-    dirs.push(root.join("benches"));
-    let mut out = Vec::new();
-    for manifest in dirs.iter().filter_map(|d| fs::read_to_string(d.join("Cargo.toml")).ok()) {
-        let Some(name) = tidy::package_name(&manifest) else { continue };
-        let mut in_features = false;
-        for line in manifest.lines().map(str::trim) {
-            if line.starts_with('[') {
-                in_features = line == "[features]";
-            } else if in_features && !line.starts_with('#') {
-                if let Some((feature, _)) = line.split_once('=') {
-                    out.push(format!("{name}/{}", feature.trim()));
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::tidy;
+
+    /// Every `crate/feature` the workspace's manifests declare.
+    fn declared_features() -> Vec<String> {
+        let root = shell::root();
+        let mut dirs: Vec<_> = fs::read_dir(root.join("crates")).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        dirs.push(root.join("benches"));
+        let mut out = Vec::new();
+        for manifest in dirs.iter().filter_map(|d| fs::read_to_string(d.join("Cargo.toml")).ok()) {
+            let Some(name) = tidy::package_name(&manifest) else { continue };
+            let mut in_features = false;
+            for line in manifest.lines().map(str::trim) {
+                if line.starts_with('[') {
+                    in_features = line == "[features]";
+                } else if in_features && !line.starts_with('#') {
+                    if let Some((feature, _)) = line.split_once('=') {
+                        out.push(format!("{name}/{}", feature.trim()));
+                    }
                 }
             }
         }
+        out
     }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     fn args(cmd: &Command) -> Vec<String> {
         cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect()
@@ -163,7 +167,8 @@ mod tests {
             assert!(features.contains("cuzk/bellpepper") && run.ends_with(&user), "{run:?}");
         }
         assert!(building.iter().any(|b| b.contains(&"--all-targets".into())), "{building:?}");
-        assert!(building.iter().any(|b| b.contains(&"--all-features".into())), "{building:?}");
+        let every = [TESTED_FEATURES, ALTERNATE_FEATURES].concat().join(",");
+        assert!(building.iter().any(|b| b.contains(&every)), "{building:?}");
         for build in &building {
             assert!(build.ends_with(&user[..1]), "cargo options only, no test-binary options: {build:?}");
         }
