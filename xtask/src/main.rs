@@ -9,6 +9,7 @@ mod cuda;
 mod includes;
 mod preflight;
 mod shell;
+mod skips;
 mod test;
 mod tidy;
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cuzk, dir, inputs_of, params, prove_json, text, verify};
+use common::{auto_backends, cuzk, dir, gpus, inputs_of, params, prove_json, text, verify};
 
 #[test]
 fn both_families_prove_and_verify_at_batch_1_and_3() {
@@ -13,7 +13,8 @@ fn both_families_prove_and_verify_at_batch_1_and_3() {
             let j = prove_json(circuit, size, batch, &out);
             assert_eq!(j["verified"], true, "{j}");
             assert_eq!(j["batch"].as_u64().unwrap().to_string(), batch);
-            assert_eq!(j["backend"], "cpu");
+            let backend = j["backend"].as_str().unwrap_or_default().to_string();
+            assert!(auto_backends().contains(&backend), "auto proves on {:?}: {j}", auto_backends());
             for key in ["constraints", "queue_ms", "srs_ms", "synth_ms", "prove_ms", "total_ms"] {
                 assert!(j[key].is_number(), "{key} missing in {j}");
             }
@@ -31,9 +32,30 @@ fn the_timings_line_names_every_phase_and_the_backend() {
     let o = cuzk(&["prove", "--circuit", "mul-chain", "--size", "300", "--params", p.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     let line = String::from_utf8(o.stdout).unwrap();
-    for part in ["timings: total=", "queue=", "srs=", "synth=", "gpu=", "backend=cpu"] {
+    for part in ["timings: total=", "queue=", "srs=", "synth=", "gpu=", "backend="] {
         assert!(line.contains(part), "`{part}` missing from {line}");
     }
+    let shown = line.split_once("backend=").map(|(_, b)| b.split_whitespace().next().unwrap_or_default());
+    assert!(shown.is_some_and(|b| auto_backends().iter().any(|a| a == b)), "auto means {:?}: {line}", auto_backends());
+}
+
+/// The CLI tests run the binary as shipped, on mimalloc: `--features
+/// system-allocator` (or `--all-features`) swaps the allocator for
+/// measurements, and `cargo xtask test` only compiles that form. mimalloc
+/// announces itself on stderr when MIMALLOC_VERBOSE=1.
+#[test]
+fn the_binary_under_test_allocates_with_mimalloc_as_shipped() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .arg("--version")
+        .env("MIMALLOC_VERBOSE", "1")
+        .output()
+        .expect("running cuzk");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("mimalloc: "),
+        "the binary under test does not allocate with mimalloc (built with --features system-allocator?): {}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -118,15 +140,38 @@ fn a_wrong_public_input_fails_verification() {
     assert!(text(&o).contains("INVALID"), "{}", text(&o));
 }
 
+/// `cuda:N` for a device that is absent fails, never falls back to the CPU;
+/// one that is present proves on it. Without a GPU, `cuda:0` is the absent one.
 #[test]
 fn asking_for_an_absent_gpu_is_an_error_not_a_fallback() {
     let p = params("mul-chain", "300");
-    let o = cuzk(&[
-        "prove", "--circuit", "mul-chain", "--size", "300", "--params", p.to_str().unwrap(),
-        "--backend", "cuda:0",
-    ]);
-    assert!(!o.status.success());
-    assert!(text(&o).contains("backend unavailable"), "{}", text(&o));
+    let prove_on = |backend: &str| {
+        let out = dir().join(format!("on-{}.proofs", backend.replace(':', "-")));
+        cuzk(&[
+            "prove", "--circuit", "mul-chain", "--size", "300", "--params", p.to_str().unwrap(),
+            "--backend", backend, "--json", "--out", out.to_str().unwrap(),
+        ])
+    };
+    let gpus = gpus();
+    let absent = format!("cuda:{}", gpus.len());
+    let o = prove_on(&absent);
+    assert_eq!(o.status.code(), Some(1), "{absent} with {} GPU(s) visible: {}", gpus.len(), text(&o));
+    assert!(text(&o).contains("backend unavailable") && !text(&o).contains("timings:"), "{}", text(&o));
+    match gpus.first() {
+        Some(id) => {
+            let present = format!("cuda:{id}");
+            let o = prove_on(&present);
+            assert!(o.status.success(), "{present} is visible, yet: {}", text(&o));
+            let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(j["backend"].as_str(), Some(present.as_str()), "{j}");
+            assert_eq!(j["verified"], true, "{j}");
+        }
+        None => {
+            let o = prove_on("cuda");
+            assert_eq!(o.status.code(), Some(1), "`cuda` without a GPU: {}", text(&o));
+            assert!(text(&o).contains("backend unavailable"), "{}", text(&o));
+        }
+    }
 }
 
 #[test]

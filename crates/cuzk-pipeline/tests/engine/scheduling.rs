@@ -171,10 +171,25 @@ fn stress_many_jobs_with_injected_failures_over_three_devices() {
     drop(engine);
 }
 
+/// `Cuda(Some(N))` for an absent device is `BackendUnavailable`, never the
+/// CPU; with a GPU, `Auto` and `Cuda(Some(0))` open it, without one `Auto`
+/// is the CPU and `Cuda(None)` an error too.
 #[test]
 fn empty_jobs_and_absent_gpus_are_errors() {
     let engine = Engine::new(config(1)).unwrap();
     assert!(matches!(engine.submit(Job::new("x")), Err(EngineError::EmptyJob)));
-    let cfg = Config { backend: BackendChoice::Cuda(Some(0)), ..Config::default() };
-    assert!(matches!(Engine::new(cfg), Err(EngineError::BackendUnavailable(_))));
+    let open = |backend| Engine::new(Config { backend, ..Config::default() });
+    let gpus: Vec<String> =
+        cuzk_gpu::devices().map(|d| d.iter().map(|i| format!("cuda:{}", i.id)).collect()).unwrap_or_default();
+    let absent = BackendChoice::Cuda(Some(gpus.len() as u32));
+    assert!(matches!(open(absent), Err(EngineError::BackendUnavailable(_))), "{absent} with {gpus:?} visible");
+    let auto = open(BackendChoice::Auto).unwrap();
+    if gpus.is_empty() {
+        assert_eq!(auto.backends(), ["cpu"]);
+        assert!(matches!(open(BackendChoice::Cuda(None)), Err(EngineError::BackendUnavailable(_))));
+    } else {
+        assert_eq!(auto.backends(), gpus.as_slice());
+        drop(auto);
+        assert_eq!(open(BackendChoice::Cuda(Some(0))).unwrap().backends(), ["cuda:0"]);
+    }
 }

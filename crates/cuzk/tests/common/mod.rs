@@ -56,6 +56,23 @@ pub fn verify(circuit: &str, size: &str, proofs: &Path, inputs: &Path) -> Output
     ])
 }
 
+/// The CUDA devices the `cuzk` binary sees (it is the same build as this
+/// test, on the same machine): empty without a GPU or without CUDA compiled
+/// in. Tests branch on it, so `cargo xtask test` passes on a GPU machine too.
+pub fn gpus() -> Vec<i32> {
+    cuzk_gpu::devices().map(|d| d.iter().map(|i| i.id).collect()).unwrap_or_default()
+}
+
+/// The backends `--backend auto` proves on here: every GPU, else the CPU.
+pub fn auto_backends() -> Vec<String> {
+    let gpus = gpus();
+    if gpus.is_empty() {
+        vec!["cpu".to_string()]
+    } else {
+        gpus.iter().map(|id| format!("cuda:{id}")).collect()
+    }
+}
+
 pub fn inputs_of(proofs: &Path) -> PathBuf {
     PathBuf::from(format!("{}.inputs.json", proofs.display()))
 }
