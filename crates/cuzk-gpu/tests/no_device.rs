@@ -39,20 +39,30 @@ fn devices_report_which_form_was_built() {
     }
 }
 
-/// The form `cargo xtask test` asks for is the one built: `CUZK_NO_CUDA=1`
-/// (its second run) gives the build without CUDA, an `NVCC` naming a
-/// compiler (its first run) the build with it. cargo hands the build script
-/// and the tests the same environment, so a mismatch means the second run
-/// tested the CUDA form twice, or the first the no-CUDA form.
+/// The build script's own search for nvcc, to know which form was asked for.
+#[path = "../../cuzk-ffi/nvcc.rs"]
+#[allow(dead_code)] // the test uses `find` only
+mod nvcc;
+
+/// The form asked for is the one built: `CUZK_NO_CUDA=1` (the second run of
+/// `cargo xtask test`) gives the build without CUDA; otherwise CUDA is
+/// compiled in exactly when the build script's search (`NVCC`, `CUDA_HOME`,
+/// `PATH`, target/cuda) finds a compiler. cargo hands the build script and
+/// the tests the same environment, so a mismatch means a run tested the
+/// other form than the one it asked for. A test binary run away from its
+/// source tree is the GPU bundle's, which is always built with CUDA.
 #[test]
 fn the_form_asked_for_is_the_form_built() {
     let without = std::env::var("CUZK_NO_CUDA").is_ok_and(|v| v == "1");
-    let nvcc = std::env::var_os("NVCC").is_some_and(|p| std::path::Path::new(&p).is_file());
-    match (without, nvcc) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    match (without, nvcc::find(&root)) {
         (true, _) => assert!(!cuzk_gpu::CUDA_COMPILED, "CUZK_NO_CUDA=1, yet CUDA is compiled in"),
-        (false, true) => assert!(cuzk_gpu::CUDA_COMPILED, "NVCC names a compiler, yet CUDA is not compiled in"),
-        // Neither asked: build.rs searched CUDA_HOME, PATH and target/cuda,
-        // and `devices_report_which_form_was_built` checks the form it found.
-        (false, false) => {}
+        (false, Some(nvcc)) => {
+            assert!(cuzk_gpu::CUDA_COMPILED, "{} is a compiler, yet CUDA is not compiled in", nvcc.display())
+        }
+        (false, None) if !root.join("Cargo.toml").is_file() => {
+            assert!(cuzk_gpu::CUDA_COMPILED, "a bundle's test binary built without CUDA")
+        }
+        (false, None) => assert!(!cuzk_gpu::CUDA_COMPILED, "no nvcc is found, yet CUDA is compiled in"),
     }
 }
