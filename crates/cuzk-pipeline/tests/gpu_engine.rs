@@ -25,7 +25,7 @@ use cuzk_gpu::Device;
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, verify_proof, Parameters};
 use cuzk_pipeline::{BackendChoice, BackendError, Config, Engine, EngineError, Job, JobResult, SynthesisMode};
 use cuzk_synth::workloads::MulChain;
-use cuzk_synth::{Circuit, ConstraintSystem, RecordedShape, SynthesisError};
+use cuzk_synth::{RecordedShape, SynthesisError};
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 
@@ -143,31 +143,9 @@ fn recorded_jobs_match_the_cpu_engine(device: &Device, rng: &mut ChaCha20Rng) {
     }
 }
 
-/// mul-chain SIZE with step `lie` given a wrong value: the honest chain's
-/// shape (its parameters prove it), a witness that fails one row.
-struct Lying {
-    chain: MulChain<Scalar>,
-    lie: usize,
-}
-
-impl Circuit<Scalar> for Lying {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let (n, c) = (self.chain.len(), self.chain.constant());
-        let mut value = self.chain.x0();
-        let mut x = cs.alloc(|| "x 0", || Ok(value))?;
-        for i in 1..=n {
-            value *= value + c;
-            let shown = if i == self.lie { value + Scalar::from(1u64) } else { value };
-            let next = if i == n { cs.alloc_input(|| "x n", || Ok(shown))? } else { cs.alloc(|| "x i", || Ok(shown))? };
-            cs.enforce(|| "step", |lc| lc + x, |lc| lc + x + (c, CS::one()), |lc| lc + next);
-            x = next;
-        }
-        Ok(())
-    }
-}
-
-fn lying(seed: u64) -> Lying {
-    Lying { chain: MulChain::new(SIZE, seed), lie: SIZE / 2 }
+/// mul-chain `SIZE` whose witness fails the row in the middle.
+fn lying(seed: u64) -> MulChain<Scalar> {
+    MulChain::new(SIZE, seed).with_wrong_value_at(SIZE / 2)
 }
 
 /// Recorded synthesis finds the lie on the device (the typed row the CPU

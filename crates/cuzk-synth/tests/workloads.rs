@@ -129,3 +129,13 @@ fn workloads_parse_build_and_report_inputs() {
         assert!(w.expected_constraints(w.max_size() + 1) > 1 << 31 || w == Workload::MulChain);
     }
 }
+
+#[test]
+fn a_wrong_value_fails_its_own_step_first_and_keeps_the_shape() {
+    let honest = MulChain::<Scalar>::new(6, 3);
+    let cs = TestConstraintSystem::<Scalar>::synthesize(honest.clone().with_wrong_value_at(4)).unwrap();
+    assert_eq!(cs.which_is_unsatisfied().as_deref(), Some("step 4"));
+    let good = TestConstraintSystem::<Scalar>::synthesize(honest).unwrap();
+    assert!(good.is_satisfied());
+    assert_eq!(cs.hash(), good.hash(), "the same constraint system, only the witness differs");
+}

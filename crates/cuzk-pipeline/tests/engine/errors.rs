@@ -10,7 +10,7 @@ use cuzk_pipeline::{
     BackendError, Config, CpuBackend, Engine, EngineError, GpuError, ProveBackend, ProveOutput, SynthesisMode,
 };
 use cuzk_synth::workloads::MulChain;
-use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, RecordedShape, SynthesisError, Witness};
+use cuzk_synth::{ProvingAssignment, RecordedShape, SynthesisError, Witness};
 
 use crate::devices::WitnessTaking;
 use crate::{assert_verifies, config, job, params, sequential, SIZE};
@@ -77,32 +77,9 @@ fn a_device_out_of_memory_reaches_the_caller_typed() {
     assert!(!EngineError::Cancelled.is_out_of_memory());
 }
 
-/// mul-chain `SIZE` with step `lie` given a wrong value: the shape of the
-/// honest chain (its parameters prove it), a witness that fails a row.
-struct Lying {
-    chain: MulChain<Scalar>,
-    lie: usize,
-}
-
-impl Circuit<Scalar> for Lying {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let (n, c) = (self.chain.len(), self.chain.constant());
-        let mut value = self.chain.x0();
-        let mut x = cs.alloc(|| "x 0", || Ok(value))?;
-        for i in 1..=n {
-            value *= value + c;
-            let shown = if i == self.lie { value + Scalar::from(1u64) } else { value };
-            let next =
-                if i == n { cs.alloc_input(|| "x n", || Ok(shown))? } else { cs.alloc(|| "x i", || Ok(shown))? };
-            cs.enforce(|| "step", |lc| lc + x, |lc| lc + x + (c, CS::one()), |lc| lc + next);
-            x = next;
-        }
-        Ok(())
-    }
-}
-
-fn lying(seed: u64) -> Lying {
-    Lying { chain: MulChain::new(SIZE, seed), lie: SIZE / 2 }
+/// mul-chain `SIZE` whose witness fails the row in the middle.
+fn lying(seed: u64) -> MulChain<Scalar> {
+    MulChain::new(SIZE, seed).with_wrong_value_at(SIZE / 2)
 }
 
 /// The row the CPU's own evaluation of a recording names for [`lying`].

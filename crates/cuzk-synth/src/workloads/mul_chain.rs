@@ -17,6 +17,8 @@ pub struct MulChain<S: PrimeField> {
     n: usize,
     x0: S,
     c: S,
+    /// A step whose witness value is off by one (tests of failure paths).
+    wrong_at: Option<usize>,
 }
 
 impl<S: PrimeField> MulChain<S> {
@@ -28,7 +30,16 @@ impl<S: PrimeField> MulChain<S> {
         assert!(n > 0, "a mul chain has at least one step");
         let c = S::random(&mut ChaCha20Rng::seed_from_u64(CONSTANT_SEED));
         let x0 = S::random(&mut ChaCha20Rng::seed_from_u64(seed));
-        MulChain { n, x0, c }
+        MulChain { n, x0, c, wrong_at: None }
+    }
+
+    /// The same chain with the witness value of `x_step` one too large: the
+    /// shape is unchanged (parameters made for the chain prove it), but the
+    /// witness fails constraint `step` first. Tests use it to show that an
+    /// unsatisfied constraint is a typed error, never a proof.
+    pub fn with_wrong_value_at(mut self, step: usize) -> Self {
+        self.wrong_at = Some(step);
+        self
     }
 
     /// Number of steps (and constraints).
@@ -68,10 +79,11 @@ impl<S: PrimeField> Circuit<S> for MulChain<S> {
         let mut x = cs.alloc(|| "x 0", || Ok(x_value))?;
         for i in 1..=self.n {
             x_value *= x_value + c;
+            let shown = if self.wrong_at == Some(i) { x_value + S::ONE } else { x_value };
             let next = if i == self.n {
-                cs.alloc_input(|| format!("x {i}"), || Ok(x_value))?
+                cs.alloc_input(|| format!("x {i}"), || Ok(shown))?
             } else {
-                cs.alloc(|| format!("x {i}"), || Ok(x_value))?
+                cs.alloc(|| format!("x {i}"), || Ok(shown))?
             };
             cs.enforce(
                 || format!("step {i}"),
