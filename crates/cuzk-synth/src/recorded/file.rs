@@ -295,8 +295,10 @@ fn parse_body<S: PrimeField>(rd: &mut Cursor<'_>) -> Result<RecordedShape<S>, Sy
     let constraints = rd.count("constraint count")?;
     let hash = rd.one::<u64>("trace hash")?;
     let num_cols = num_inputs.checked_add(num_aux).filter(|&n| n as u64 <= u64::from(u32::MAX) + 1);
-    let rows = constraints.checked_add(num_inputs);
-    let (Some(num_cols), Some(rows)) = (num_cols, rows) else {
+    // Each matrix has rows + 1 row pointers: a row count at usize::MAX
+    // leaves no room for the last one.
+    let row_ptrs = constraints.checked_add(num_inputs).and_then(|rows| rows.checked_add(1));
+    let (Some(num_cols), Some(row_ptrs)) = (num_cols, row_ptrs) else {
         return Err(malformed("counts beyond 32-bit columns or rows"));
     };
     if num_inputs == 0 {
@@ -322,7 +324,7 @@ fn parse_body<S: PrimeField>(rd: &mut Cursor<'_>) -> Result<RecordedShape<S>, Sy
     }
     let mut matrix = |name: &str| -> Result<Csr, SynthesisError> {
         let nnz = rd.one::<u64>("nonzero count")?;
-        let row_ptr = rd.vec::<u32>(rows as u64 + 1, "row pointers")?;
+        let row_ptr = rd.vec::<u32>(row_ptrs as u64, "row pointers")?;
         let cols = rd.vec::<u32>(nnz, "columns")?;
         let ks = match width {
             2 => CoeffIndices::Narrow(rd.vec(nnz, "coefficient indices")?),
