@@ -33,15 +33,7 @@ impl ProveBackend for Preparing {
         }
         Ok(())
     }
-    fn prove_witnesses(
-        &self,
-        p: &Arc<Parameters>,
-        shape: &Arc<RecordedShape<Scalar>>,
-        w: &[Witness<Scalar>],
-        r: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, BackendError> {
-        self.cpu.prove_witnesses(p, shape, w, r)
-    }
+    witnesses_on_the_cpu!(cpu);
 }
 
 #[test]
@@ -215,15 +207,7 @@ impl ProveBackend for Holding {
             *k = Arc::as_ptr(slim) as usize;
         }
     }
-    fn prove_witnesses(
-        &self,
-        p: &Arc<Parameters>,
-        shape: &Arc<RecordedShape<Scalar>>,
-        w: &[Witness<Scalar>],
-        r: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, BackendError> {
-        self.cpu.prove_witnesses(p, shape, w, r)
-    }
+    witnesses_on_the_cpu!(cpu);
 }
 
 #[test]

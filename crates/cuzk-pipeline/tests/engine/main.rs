@@ -1,6 +1,23 @@
 //! The engine end to end on the CPU backend (and stand-in devices built on
 //! it), one module per theme; the fixtures they share are here.
 
+/// `prove_witnesses` for a stand-in device that wraps a `CpuBackend` (the
+/// field or index named) and takes no witnesses of its own: the engine never
+/// hands it any, and if it did, the CPU backend would evaluate and prove them.
+macro_rules! witnesses_on_the_cpu {
+    ($cpu:tt) => {
+        fn prove_witnesses(
+            &self,
+            p: &std::sync::Arc<cuzk_groth16::Parameters>,
+            shape: &std::sync::Arc<cuzk_synth::RecordedShape<blstrs::Scalar>>,
+            w: &[cuzk_synth::Witness<blstrs::Scalar>],
+            r: &[(blstrs::Scalar, blstrs::Scalar)],
+        ) -> Result<cuzk_pipeline::ProveOutput, cuzk_pipeline::BackendError> {
+            self.$cpu.prove_witnesses(p, shape, w, r)
+        }
+    };
+}
+
 /// Stand-in devices: preparing, holding bases, taking witnesses.
 mod devices;
 /// Typed failures that stay contained.

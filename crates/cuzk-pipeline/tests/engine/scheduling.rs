@@ -7,7 +7,7 @@ use cuzk_pipeline::{
     BackendChoice, BackendError, Config, CpuBackend, Engine, EngineError, Job, JobStatus, Priority, ProveBackend,
     ProveOutput,
 };
-use cuzk_synth::{ProvingAssignment, RecordedShape, SynthesisError, Witness};
+use cuzk_synth::{ProvingAssignment, SynthesisError};
 
 use crate::{assert_verifies, config, job, params, Buf};
 
@@ -98,15 +98,7 @@ impl ProveBackend for Slow {
         std::thread::sleep(std::time::Duration::from_millis(30));
         self.0.prove(p, a, r)
     }
-    fn prove_witnesses(
-        &self,
-        p: &Arc<Parameters>,
-        shape: &Arc<RecordedShape<Scalar>>,
-        w: &[Witness<Scalar>],
-        r: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, BackendError> {
-        self.0.prove_witnesses(p, shape, w, r)
-    }
+    witnesses_on_the_cpu!(0);
 }
 
 #[test]
