@@ -8,6 +8,7 @@
 //! adapter; nothing here ports or copies them. The crate knows no GPU, engine
 //! or gRPC, and reads no environment variable: every directory is an argument.
 
+pub mod cache;
 pub mod circuit;
 pub mod error;
 pub mod kind;
@@ -18,6 +19,7 @@ pub mod snap;
 pub mod window_post;
 pub mod winning_post;
 
+pub use cache::{ParamCache, ParamFiles};
 pub use circuit::{FilecoinCircuit, Shape, ShapeCircuit};
 pub use error::FilecoinError;
 pub use kind::{CircuitId, ProofKind, SectorSize};

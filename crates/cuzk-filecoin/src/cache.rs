@@ -1,0 +1,129 @@
+//! The Filecoin parameter cache layout: a directory of
+//! `v28-<identifier>.params`, `.vk` and `.meta` files, named exactly as
+//! filecoin-proofs names them (the identifier is `<prefix>-<sha256 hex of the
+//! public parameters' identifier>`), so cuzk and filecoin-proofs share one
+//! cache. Production files come from the Filecoin trusted setup; cuzk writes
+//! random ones only for tests and says so.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use cuzk_groth16::{generate_random_parameters, VerifyingKey};
+use rand::RngCore;
+use storage_proofs_core::parameter_cache::{metadata_id, parameter_id, verifying_key_id, CacheEntryMetadata};
+
+use crate::error::FilecoinError;
+use crate::kind::{CircuitId, ProofKind};
+use crate::{porep, snap, window_post, winning_post, FilecoinCircuit};
+
+/// filecoin-proofs' parameter-set identifier of `id` (what sits between
+/// `v28-` and the extension).
+pub fn cache_identifier(id: CircuitId) -> Result<String, FilecoinError> {
+    match id.kind {
+        ProofKind::PoRepC2 => porep::cache_identifier(id.sector_size),
+        ProofKind::WindowPoSt => window_post::cache_identifier(id.sector_size),
+        ProofKind::WinningPoSt => winning_post::cache_identifier(id.sector_size),
+        ProofKind::SnapDeals => snap::cache_identifier(id.sector_size),
+    }
+}
+
+/// The circuit of `id` with no values (for setup and recording).
+pub fn blank_circuit(id: CircuitId) -> Result<FilecoinCircuit, FilecoinError> {
+    match id.kind {
+        ProofKind::PoRepC2 => porep::blank_circuit(id.sector_size),
+        ProofKind::WindowPoSt => window_post::blank_circuit(id.sector_size),
+        ProofKind::WinningPoSt => winning_post::blank_circuit(id.sector_size),
+        ProofKind::SnapDeals => snap::blank_circuit(id.sector_size),
+    }
+}
+
+/// The three files of one parameter set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamFiles {
+    /// Groth16 parameters (`.params`, bellperson's layout; ~47 GB for 32 GiB PoRep).
+    pub params: PathBuf,
+    /// The verifying key alone (`.vk`), what verifiers read.
+    pub vk: PathBuf,
+    /// `{"sector_size":N}` (`.meta`), read only by Filecoin's parameter tools.
+    pub meta: PathBuf,
+}
+
+/// A parameter cache directory.
+#[derive(Clone, Debug)]
+pub struct ParamCache {
+    dir: PathBuf,
+}
+
+impl ParamCache {
+    /// The cache in `dir` (Filecoin's default is `/var/tmp/filecoin-proof-parameters`).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ParamCache { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the files of `id` are (whether or not they exist).
+    pub fn files(&self, id: CircuitId) -> Result<ParamFiles, FilecoinError> {
+        let ident = cache_identifier(id)?;
+        Ok(ParamFiles {
+            params: self.dir.join(parameter_id(&ident)),
+            vk: self.dir.join(verifying_key_id(&ident)),
+            meta: self.dir.join(metadata_id(&ident)),
+        })
+    }
+
+    /// The verifying key of `id`: from its `.vk` file, or from the head of
+    /// its `.params` file when there is no `.vk` (as filecoin-proofs falls
+    /// back). Degenerate keys are refused by the reader.
+    pub fn verifying_key(&self, id: CircuitId) -> Result<VerifyingKey, FilecoinError> {
+        let files = self.files(id)?;
+        let path = if files.vk.exists() { files.vk } else { files.params };
+        VerifyingKey::read_file(&path).map_err(|source| FilecoinError::Params { path, source })
+    }
+
+    /// Writes random **test** parameters for `id` (`.params`, `.vk`, `.meta`),
+    /// each to a temporary in the cache directory renamed into place once
+    /// whole. They are not Filecoin's production parameters: proofs made with
+    /// them verify only under them. `progress` is cuzk-groth16's setup callback.
+    pub fn write_test_params(
+        &self,
+        id: CircuitId,
+        rng: &mut impl RngCore,
+        progress: cuzk_groth16::setup::SetupProgress<'_>,
+    ) -> Result<ParamFiles, FilecoinError> {
+        let files = self.files(id)?;
+        let params = generate_random_parameters(blank_circuit(id)?, rng, progress)
+            .map_err(|source| FilecoinError::Params { path: files.params.clone(), source })?;
+        let meta = serde_json::to_vec(&CacheEntryMetadata { sector_size: id.sector_size.bytes() })
+            .map_err(|e| FilecoinError::input("metadata", e))?;
+        let params_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| FilecoinError::Params { path, source }
+        };
+        self.write_atomically(&files.meta, |w| {
+            w.write_all(&meta).map_err(|source| FilecoinError::Io { path: files.meta.clone(), source })
+        })?;
+        self.write_atomically(&files.vk, |w| params.vk.write(w).map_err(params_err(&files.vk)))?;
+        self.write_atomically(&files.params, |w| params.write(w).map_err(params_err(&files.params)))?;
+        Ok(files)
+    }
+
+    fn write_atomically(
+        &self,
+        path: &Path,
+        write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> Result<(), FilecoinError>,
+    ) -> Result<(), FilecoinError> {
+        let io = |source| FilecoinError::Io { path: path.to_path_buf(), source };
+        let tmp = tempfile::Builder::new().prefix(".cuzk-").suffix(".partial").tempfile_in(&self.dir).map_err(io)?;
+        let mut w = std::io::BufWriter::new(tmp.as_file());
+        write(&mut w)?;
+        w.flush().map_err(io)?;
+        drop(w);
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+}
