@@ -98,6 +98,9 @@ fn main() {
         host.file(root.join("cpp/groth16/no_gpu.cpp"));
     }
     host.compile("cuzk_ffi_host");
+    if env::var_os("CARGO_FEATURE_MIMALLOC_DEFAULTS").is_some() {
+        build_mimalloc_defaults(&root);
+    }
 
     if let Some(nvcc) = &nvcc {
         build_cuda(nvcc, &root, &out_dir);
@@ -109,6 +112,20 @@ fn main() {
 }
 
 /// The toolkit's library folder holding libcudart_static.a, next to bin/.
+/// cpp/allocator.cpp, a load-time constructor that nothing references, as a
+/// library of its own linked whole so that the linker keeps it.
+fn build_mimalloc_defaults(root: &Path) {
+    let include = env::var("DEP_MIMALLOC_INCLUDE_DIR").expect("libmimalloc-sys names its include folder");
+    cc::Build::new()
+        .cpp(true)
+        .std("c++17")
+        .cpp_link_stdlib(None)
+        .include(include)
+        .file(root.join("cpp/allocator.cpp"))
+        .link_lib_modifier("+whole-archive")
+        .compile("cuzk_mimalloc_defaults");
+}
+
 fn cuda_lib_dir(nvcc: &Path) -> PathBuf {
     let top = nvcc.parent().and_then(Path::parent).expect("nvcc lives in <toolkit>/bin");
     ["lib64", "lib", "targets/x86_64-linux/lib"]

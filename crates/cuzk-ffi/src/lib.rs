@@ -11,6 +11,11 @@ pub mod cast;
 /// The second bridge: test and bench hooks, apart from the production API.
 pub mod hooks;
 
+// cpp/allocator.cpp calls mimalloc, so with `mimalloc-defaults` its library
+// must be linked whatever the program's allocator.
+#[cfg(feature = "mimalloc-defaults")]
+use libmimalloc_sys as _;
+
 /// The error type the bridge returns; its message starts with the error kind.
 pub use cxx::Exception;
 /// The owning pointer of C++ objects handed to Rust (resident device arrays).

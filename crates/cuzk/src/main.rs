@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 /// mimalloc unless built with `--features system-allocator`, which exists so
-/// the two can be compared (docs/PERF.md).
+/// the two can be compared (docs/PERF.md). cuzk-ffi's `mimalloc-defaults`
+/// (see Cargo.toml) sets its options at load so that memory the engine frees
+/// leaves the resident set at once and `--memory-gib` bounds the process.
 #[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

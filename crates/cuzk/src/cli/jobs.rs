@@ -33,6 +33,8 @@ pub struct EngineArgs {
     #[arg(long)]
     pub timeline: Option<PathBuf>,
     /// The engine's memory budget in GiB (default: three quarters of RAM).
+    /// Peak resident memory stays within it plus a fixed ~24 MiB (the
+    /// process itself); transient copies while a parameter file loads aside.
     #[arg(long = "memory-gib", value_name = "GIB", value_parser = limits::memory_gib)]
     pub memory_budget: Option<u64>,
     /// Partitions synthesized at once (default: one per core, at most 8).
