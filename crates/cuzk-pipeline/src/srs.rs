@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use cuzk_groth16::{Parameters, PointChecks};
+use cuzk_groth16::{Parameters, PointChecks, PreparedVerifyingKey};
 
 /// Reports loading progress: (file, bytes done, bytes total).
 pub type LoadProgress = Arc<dyn Fn(&Path, u64, u64) + Send + Sync>;
@@ -18,7 +18,18 @@ pub type LoadProgress = Arc<dyn Fn(&Path, u64, u64) + Send + Sync>;
 /// without their bases, once every device holds them).
 pub(crate) type OnLoad = Box<dyn Fn(&Arc<Parameters>) -> Result<Option<Arc<Parameters>>, String> + Send + Sync>;
 
-type Slot = Arc<OnceLock<Result<Arc<Parameters>, String>>>;
+/// A loaded file: its parameters and its verifying key prepared once, so the
+/// engine's self-check of every batch pays no pairing or subgroup checks of
+/// the key again (a WindowPoSt key has ~25,800 IC points).
+#[derive(Clone)]
+pub struct Loaded {
+    /// The parameters (without their bases once every device holds them).
+    pub params: Arc<Parameters>,
+    /// The verifying key, validated and prepared.
+    pub pvk: Arc<PreparedVerifyingKey>,
+}
+
+type Slot = Arc<OnceLock<Result<Loaded, String>>>;
 
 struct Entry {
     slot: Slot,
@@ -57,7 +68,7 @@ impl SrsCache {
 
     /// The parameters in `path`, loading them if needed, and the milliseconds
     /// this call waited for a load (0 on a hit).
-    pub fn get(&self, path: &Path) -> Result<(Arc<Parameters>, f64), String> {
+    pub fn get(&self, path: &Path) -> Result<(Loaded, f64), String> {
         let slot = {
             let tick = self.tick();
             let mut entries = self.entries.lock().expect("srs cache lock");
@@ -94,14 +105,14 @@ impl SrsCache {
             .iter()
             .filter(|(p, e)| {
                 p.as_path() != keep
-                    && e.slot.get().is_some_and(|r| r.as_ref().is_ok_and(|a| Arc::strong_count(a) == 1))
+                    && e.slot.get().is_some_and(|r| r.as_ref().is_ok_and(|l| Arc::strong_count(&l.params) == 1))
             })
             .min_by_key(|(_, e)| e.last_used)
             .map(|(p, _)| p.clone())?;
         entries.remove(&victim).map(|e| e.bytes)
     }
 
-    fn load(&self, path: &Path) -> Result<Arc<Parameters>, String> {
+    fn load(&self, path: &Path) -> Result<Loaded, String> {
         let progress = self.progress.clone();
         let report = progress.as_ref().map(|p| {
             let path = path.to_path_buf();
@@ -112,10 +123,12 @@ impl SrsCache {
             None => Parameters::read(path, self.checks),
         };
         let params = params.map(Arc::new).map_err(|e| e.to_string())?;
-        match &self.on_load {
-            Some(hook) => Ok(hook(&params)?.unwrap_or(params)),
-            None => Ok(params),
-        }
+        let pvk = Arc::new(cuzk_groth16::prepare_verifying_key(&params.vk).map_err(|e| e.to_string())?);
+        let params = match &self.on_load {
+            Some(hook) => hook(&params)?.unwrap_or(params),
+            None => params,
+        };
+        Ok(Loaded { params, pvk })
     }
 
     fn tick(&self) -> u64 {
@@ -153,7 +166,7 @@ mod tests {
         let f = files(dir.path());
         let (a, b, c) = (&f[0].0, &f[1].0, &f[2].0);
         let cache = SrsCache::new(PointChecks::OnCurve, None);
-        let held = cache.get(a).unwrap().0;
+        let held = cache.get(a).unwrap().0.params;
         let (_, loaded_ms) = cache.get(b).unwrap();
         assert!(loaded_ms > 0.0, "a first get loads");
         cache.get(c).unwrap();

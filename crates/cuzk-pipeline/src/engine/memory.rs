@@ -68,13 +68,14 @@ impl Shared {
     /// its budget reservation back. Parameters whose bases the devices hold
     /// give back all but the key's bytes.
     pub(super) fn load_params(&self, path: &Path) -> Result<(Arc<Parameters>, f64), EngineError> {
-        let (params, ms) = self.srs.get(path).map_err(|message| {
+        let (loaded, ms) = self.srs.get(path).map_err(|message| {
             let mut st = self.lock();
             if let Some(b) = st.srs_reserved.remove(path) {
                 st.budget.release(b);
             }
             EngineError::Params { path: path.to_path_buf(), message }
         })?;
+        let params = loaded.params;
         if !params.has_bases() {
             // The devices hold the bases: the host keeps the key alone.
             let kept = params.vk.ic.len() as u64 * 96 + 1024;

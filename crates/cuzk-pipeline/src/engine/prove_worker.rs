@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use blstrs::Scalar;
-use cuzk_groth16::{Parameters, Proof};
+use cuzk_groth16::{Parameters, PreparedVerifyingKey, Proof};
 
 use super::queue::{take_batch, Batch, Taken};
 use super::state::{ms_since, Shared};
@@ -49,19 +49,20 @@ pub(super) fn run(s: &Shared, device: usize) {
         drop(st);
 
         let outcome = s.srs.get(&path).map_err(|message| EngineError::Params { path, message }).and_then(
-            |(params, _)| {
+            |(loaded, _)| {
+                let params = &loaded.params;
                 let _span = tracing::info_span!("prove", job = job_id, partitions = ?parts, device = %name).entered();
                 s.record(Event::ProveStart, job_id, &parts, Some(&name));
                 let start = Instant::now();
                 let out = {
                     let _device = s.device_locks[device].lock().unwrap_or_else(|p| p.into_inner());
-                    prove(&batch, &*backend, &params, &randomness)
+                    prove(&batch, &*backend, params, &randomness)
                 };
                 let prove_ms = ms_since(start);
                 s.record(Event::ProveEnd, job_id, &parts, Some(&name));
                 let checked = out.and_then(|out| {
                     if s.self_check {
-                        self_check(&params, &batch.public_inputs(), &out.proofs)?;
+                        self_check(&loaded.pvk, &batch.public_inputs(), &out.proofs)?;
                     }
                     Ok(out)
                 });
@@ -125,11 +126,11 @@ fn prove(
     }
 }
 
-/// Verifies a batch's proofs against the inputs they were made for.
-fn self_check(params: &Parameters, inputs: &[&[Scalar]], proofs: &[Proof]) -> Result<(), BackendError> {
-    let pvk = cuzk_groth16::prepare_verifying_key(&params.vk)?;
+/// Verifies a batch's proofs against the inputs they were made for, under
+/// the key the parameter cache prepared once at load.
+fn self_check(pvk: &PreparedVerifyingKey, inputs: &[&[Scalar]], proofs: &[Proof]) -> Result<(), BackendError> {
     for (index, (inputs, p)) in inputs.iter().zip(proofs).enumerate() {
-        match cuzk_groth16::verify_proof(&pvk, p, inputs) {
+        match cuzk_groth16::verify_proof(pvk, p, inputs) {
             Ok(true) => {}
             Ok(false) => return Err(BackendError::SelfCheck { index }),
             Err(source) => return Err(BackendError::SelfCheckFailed { index, source }),
