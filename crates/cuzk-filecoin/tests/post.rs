@@ -70,9 +70,11 @@ fn decode(bytes: &[Vec<u8>]) -> Vec<FallbackPoStSectorProof<Tree>> {
     bytes.iter().map(|b| bincode::deserialize(b).unwrap()).collect()
 }
 
+/// cuzk proves with fixed blinding (r, s), so its bytes must equal
+/// bellperson's `create_proof` over the same circuit and parameters.
 #[test]
 fn winning_post_end_to_end() {
-    let (cache, params, _) = params(ProofKind::WinningPoSt);
+    let (cache, params, path) = params(ProofKind::WinningPoSt);
     let cfg = WINNING.as_v1_config();
     let sector = &sealed().sectors[0];
     let r = randomness(1);
@@ -82,11 +84,24 @@ fn winning_post_end_to_end() {
     let partitions = timed("winning: prepare", || req.prepare().unwrap());
     assert_eq!((partitions.circuits.len(), partitions.public_inputs[0].len()), (1, 132));
     assert_eq!(partitions.public_inputs, req.public_inputs().unwrap());
-    let bytes = timed("winning: cuzk CPU proof", || cuzk_prove(partitions, &params, 1));
+    let circuit = post_circuit(partitions);
+    let (blind_r, blind_s) = (Scalar::from(0x1234_5678u64), Scalar::from(0x9abc_def0u64));
+    let ours = <Tree as cuzk_filecoin::Shape>::wrap(ShapeCircuit::PoSt(circuit.clone()));
+    let bytes = timed("winning: cuzk CPU proof", || {
+        let assignments = cuzk_synth::synthesize_batch(vec![ours]).unwrap();
+        proofs::join(&cuzk_groth16::prove(&params, &assignments, &[(blind_r, blind_s)]).unwrap())
+    });
     assert_eq!(bytes.len(), 192);
-
     assert!(winning_verifies(&cfg, &r, sector, sector.comm_r, &bytes), "filecoin-proofs refuses cuzk's proof");
     req.verify(&cache, &bytes).unwrap();
+
+    let bp_params = BpParameters::<Bls12>::build_mapped_parameters(path, false).unwrap();
+    let bellperson = timed("winning: bellperson proof, same r and s", || {
+        create_proof::<Bls12, _, _>(circuit, &bp_params, blind_r, blind_s).unwrap()
+    });
+    let mut bellperson_bytes = Vec::new();
+    bellperson.write(&mut bellperson_bytes).unwrap();
+    assert_eq!(bytes, bellperson_bytes);
 
     let theirs = timed("winning: filecoin-proofs proof", || {
         generate_winning_post_with_vanilla::<Tree>(&cfg, &r, cuzk_filecoin::prover_id(MINER), decode(&vanilla)).unwrap()
@@ -105,29 +120,6 @@ fn winning_post_end_to_end() {
     flipped[100] ^= 1;
     assert!(!winning_verifies(&cfg, &r, sector, sector.comm_r, &flipped));
     assert!(req.verify(&cache, &flipped).is_err());
-}
-
-#[test]
-fn winning_post_proof_bytes_equal_bellpersons_with_fixed_r_and_s() {
-    let (_, params, path) = params(ProofKind::WinningPoSt);
-    let cfg = WINNING.as_v1_config();
-    let r = randomness(3);
-    let req = winning_request(r, vanilla(&cfg, &r, &[&sealed().sectors[0]]));
-    let circuit = post_circuit(req.prepare().unwrap());
-    let (blind_r, blind_s) = (Scalar::from(0x1234_5678u64), Scalar::from(0x9abc_def0u64));
-
-    let ours = <Tree as cuzk_filecoin::Shape>::wrap(ShapeCircuit::PoSt(circuit.clone()));
-    let assignments = cuzk_synth::synthesize_batch(vec![ours]).unwrap();
-    let ours = timed("winning: cuzk fixed-(r, s) proof", || {
-        cuzk_groth16::prove(&params, &assignments, &[(blind_r, blind_s)]).unwrap()
-    });
-    let bp_params = BpParameters::<Bls12>::build_mapped_parameters(path, false).unwrap();
-    let theirs = timed("winning: bellperson fixed-(r, s) proof", || {
-        create_proof::<Bls12, _, _>(circuit, &bp_params, blind_r, blind_s).unwrap()
-    });
-    let mut their_bytes = Vec::new();
-    theirs.write(&mut their_bytes).unwrap();
-    assert_eq!(proofs::join(&ours), their_bytes);
 }
 
 /// The filecoin-proofs circuit inside a prepared 2 KiB request.
