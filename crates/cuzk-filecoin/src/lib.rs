@@ -13,6 +13,7 @@ pub mod circuit;
 pub mod error;
 pub mod kind;
 pub mod porep;
+pub mod post;
 pub mod proofs;
 pub mod prover_id;
 pub mod snap;
