@@ -17,6 +17,8 @@ pub mod post;
 pub mod proofs;
 pub mod prover_id;
 pub mod snap;
+#[cfg(feature = "test-data")]
+pub mod testdata;
 pub mod window_post;
 pub mod winning_post;
 
