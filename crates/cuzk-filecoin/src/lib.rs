@@ -16,6 +16,7 @@ pub mod porep;
 pub mod post;
 pub mod proofs;
 pub mod prover_id;
+pub mod reference;
 pub mod snap;
 #[cfg(feature = "test-data")]
 pub mod testdata;

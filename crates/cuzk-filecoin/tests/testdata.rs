@@ -10,7 +10,8 @@ use base64::Engine as _;
 use cuzk_filecoin::testdata::{curio_c1_wrapper, ensure_test_size, window_proof, winning_proof, SealedSector};
 use cuzk_filecoin::window_post::WindowPoStRequest;
 use cuzk_filecoin::winning_post::WinningPoStRequest;
-use cuzk_filecoin::SectorSize;
+use cuzk_filecoin::{proofs, reference, CircuitId, ProofKind, SectorSize};
+use cuzk_groth16::{Parameters, PointChecks};
 use filecoin_proofs_api::seal::SealCommitPhase1Output;
 use rand::SeedableRng;
 
@@ -37,6 +38,7 @@ fn sealed_sectors_give_c1_and_post_inputs_that_check() {
     let winning = SealedSector::post_vanilla(winning_proof(SectorSize::Kib2), &randomness, &[&a]).unwrap();
     let req = WinningPoStRequest { proof: winning_proof(SectorSize::Kib2), randomness, miner_id: 1000, vanilla: winning };
     req.check_vanilla().unwrap();
+    reference_verifier_agrees(&req);
     let window = SealedSector::post_vanilla(window_proof(SectorSize::Kib2), &randomness, &[&a, &b]).unwrap();
     assert_eq!(window.len(), 2);
     let req = WindowPoStRequest {
@@ -53,4 +55,20 @@ fn sealed_sectors_give_c1_and_post_inputs_that_check() {
 
     assert!(ensure_test_size(SectorSize::Gib32).is_err());
     assert!(SealedSector::seal(dir.path(), SectorSize::Gib32, 1000, 9, &mut rng).is_err());
+}
+
+/// filecoin-proofs' verifier, through `reference`, accepts cuzk's proof of a
+/// test-data request and refuses it altered.
+fn reference_verifier_agrees(req: &WinningPoStRequest) {
+    let id = CircuitId::new(ProofKind::WinningPoSt, SectorSize::Kib2);
+    let cache = common::test_params(id);
+    let params = Parameters::read(&cache.files(id).unwrap().params, PointChecks::None).unwrap();
+    let partitions = req.prepare().unwrap();
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(12);
+    let bytes = proofs::join(&cuzk_groth16::create_random_proofs(partitions.circuits, &params, &mut rng).unwrap());
+    assert!(reference::winning_post(req, &bytes).unwrap(), "filecoin-proofs refuses cuzk's WinningPoSt");
+    req.verify(&cache, &bytes).unwrap();
+    let mut altered = bytes.clone();
+    altered[100] ^= 1;
+    assert!(!matches!(reference::winning_post(req, &altered), Ok(true)), "an altered proof verifies");
 }
