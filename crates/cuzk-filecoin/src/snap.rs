@@ -38,9 +38,9 @@ use crate::commitment::{self, CommitmentKind};
 use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, ProofKind, SectorSize};
 use crate::{Shape, ShapeCircuit};
 
-/// Largest accepted bincode `PartitionProof`. A real one is about 0.6 MB at
-/// 32 and 64 GiB (86 challenges × three Merkle paths, 128 apex leaves) and a
-/// few tens of KB at the test sizes; the limit keeps a hostile length prefix
+/// Largest accepted bincode `PartitionProof`. A real one is an estimated
+/// 0.6 MB at 32 and 64 GiB (86 challenges × three Merkle paths, 128 apex
+/// leaves) and a few KB at 2 KiB; the limit keeps a hostile length prefix
 /// from making the decoder read or allocate without bound.
 pub const MAX_PARTITION_PROOF_BYTES: usize = 4 << 20;
 
@@ -104,7 +104,7 @@ fn blank_of<Tree: Shape>(size: SectorSize) -> FilecoinCircuit {
 }
 
 /// A SnapDeals request: what Curio's `ProveUpdateCuzk` sends, checked.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SnapRequest {
     proof: RegisteredUpdateProof,
     vanilla: Vec<Vec<u8>>,
@@ -222,6 +222,20 @@ impl SnapRequest {
             FilecoinError::Params { path, source }
         })?;
         crate::proofs::verify(id, &pvk, &self.public_inputs()?, proof)
+    }
+}
+
+/// Sizes rather than the partition proofs' bytes (hundreds of KB each), so logs stay readable.
+impl std::fmt::Debug for SnapRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hex = |c: &[u8; 32]| c.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        f.debug_struct("SnapRequest")
+            .field("proof", &self.proof)
+            .field("vanilla_bytes", &self.vanilla.iter().map(Vec::len).collect::<Vec<_>>())
+            .field("comm_r_old", &hex(&self.comm_r_old))
+            .field("comm_r_new", &hex(&self.comm_r_new))
+            .field("comm_d_new", &hex(&self.comm_d_new))
+            .finish()
     }
 }
 
@@ -359,7 +373,7 @@ fn check_structure<Tree: Shape>(
             ("proof_r_new", path_widths(&c.proof_r_new.path()), &want_r),
         ] {
             if got != *want {
-                return Err(err(format!("challenge {i}: {name} has paths of widths {got:?}, expected {want:?}")));
+                return Err(err(format!("challenge {i}: {name}'s path has level widths {got:?}, expected {want:?}")));
             }
         }
         let this: Vec<_> = d_path[top..].iter().map(|(siblings, _)| siblings.clone()).collect();

@@ -156,6 +156,14 @@ fn malformed_requests_are_typed_errors() {
     let err = request.prepare().err().expect("refused");
     assert!(err.to_string().contains("9 challenge proofs, expected 10"), "{err}");
 
+    // A comm_c that is no field element: filecoin-proofs panics on it, caught and typed.
+    let mut bad_scalar = good.clone();
+    bad_scalar[..32].copy_from_slice(&[0xff; 32]);
+    let request = with_vanilla(vec![bad_scalar]).unwrap();
+    let err = request.prepare().err().expect("refused");
+    assert!(matches!(&err, FilecoinError::InvalidVanilla { reason, .. } if reason.contains("panicked")), "{err}");
+    assert!(format!("{request:?}").len() < 400, "Debug shows sizes, not the proofs' bytes");
+
     // Vanilla proofs of another update (their challenges and encoding belong to
     // other commitments): filecoin-proofs' vanilla check refuses them, and
     // prepare does too instead of letting the circuit's assertions panic.

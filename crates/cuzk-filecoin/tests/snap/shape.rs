@@ -73,16 +73,7 @@ pub fn bellpepper_terms(lc: &bellperson::LinearCombination<Scalar>) -> impl Iter
 
 /// The canonical shape of bellpepper constraints (from its `TestConstraintSystem`
 /// or bellperson's `MetricCS`; both keep `(a, b, c, name)` tuples).
-pub fn bellpepper_shape(
-    inputs: usize,
-    aux: usize,
-    constraints: &[(
-        bellperson::LinearCombination<Scalar>,
-        bellperson::LinearCombination<Scalar>,
-        bellperson::LinearCombination<Scalar>,
-        String,
-    )],
-) -> Shape {
+pub fn bellpepper_shape(inputs: usize, aux: usize, constraints: &[bellpepper_core::Constraint<Scalar>]) -> Shape {
     let mut h = Canonical::new(inputs, aux, constraints.len());
     for (a, b, c, _) in constraints {
         for lc in [a, b, c] {
