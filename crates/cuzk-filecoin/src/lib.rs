@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod circuit;
+pub mod commitment;
 pub mod error;
 pub mod kind;
 pub mod porep;
