@@ -34,8 +34,7 @@ use crate::{cuda, preflight, shell};
 
 /// The features the tests turn on: each adds code (and tests) that CI must
 /// compile and run.
-const TESTED_FEATURES: &[&str] =
-    &["cuzk-synth/bellpepper", "cuzk/bellpepper", "cuzk-ffi/mimalloc-defaults", "cuzk-filecoin/test-data"];
+const TESTED_FEATURES: &[&str] = &["cuzk-synth/bellpepper", "cuzk/bellpepper", "cuzk-ffi/mimalloc-defaults"];
 
 /// Features CI compiles but does not test with: alternatives to what ships,
 /// kept for measurements.

@@ -19,7 +19,6 @@ pub mod proofs;
 pub mod prover_id;
 pub mod reference;
 pub mod snap;
-#[cfg(feature = "test-data")]
 pub mod testdata;
 pub mod window_post;
 pub mod winning_post;

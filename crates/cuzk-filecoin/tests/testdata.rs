@@ -2,14 +2,13 @@
 //! a C1 whose JSON is the api's type and whose Curio wrapper carries exactly
 //! those bytes, and PoSt vanilla proofs that pass the vanilla checks.
 
-#![cfg(feature = "test-data")]
-
 mod common;
 
 use base64::Engine as _;
 use cuzk_filecoin::testdata::{curio_c1_wrapper, ensure_test_size, window_proof, winning_proof, SealedSector};
 use cuzk_filecoin::window_post::WindowPoStRequest;
 use cuzk_filecoin::winning_post::WinningPoStRequest;
+use cuzk_filecoin::snap::SnapRequest;
 use cuzk_filecoin::{proofs, reference, CircuitId, ProofKind, SectorSize};
 use cuzk_groth16::{Parameters, PointChecks};
 use filecoin_proofs_api::seal::SealCommitPhase1Output;
@@ -52,6 +51,14 @@ fn sealed_sectors_give_c1_and_post_inputs_that_check() {
     let other = SealedSector::post_vanilla(window_proof(SectorSize::Kib2), &[4; 32], &[&a, &b]).unwrap();
     let stale = WindowPoStRequest { vanilla: other, ..req };
     assert!(stale.check_vanilla().is_err(), "proofs for other randomness must not check");
+
+    let cc = SealedSector::seal_cc(dir.path(), SectorSize::Kib2, 1000, 9, &mut rng).unwrap();
+    let snap = cuzk_filecoin::testdata::update(&cc, dir.path(), &mut rng).unwrap();
+    let req = SnapRequest::new(snap.proof, snap.vanilla.clone(), &snap.comm_r_old, &snap.comm_r_new, &snap.comm_d_new).unwrap();
+    req.check_vanilla().unwrap();
+    assert_eq!(snap.comm_r_old, cc.comm_r());
+    let wrong_key = SnapRequest::new(req.proof(), snap.vanilla, &a.comm_r(), &snap.comm_r_new, &snap.comm_d_new);
+    assert!(wrong_key.and_then(|r| r.check_vanilla()).is_err(), "an update of another sector must not check");
 
     assert!(ensure_test_size(SectorSize::Gib32).is_err());
     assert!(SealedSector::seal(dir.path(), SectorSize::Gib32, 1000, 9, &mut rng).is_err());

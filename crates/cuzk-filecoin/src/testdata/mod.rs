@@ -2,7 +2,8 @@
 //! filecoin-proofs itself exactly as a storage provider's sealing pipeline
 //! makes them, in the form Curio sends them to a prover: sealed sectors,
 //! C1 outputs (raw JSON, and Curio's `c1.json` wrapper), PoSt vanilla proofs
-//! (bincode per sector). What tests, benchmarks and `cuzk filecoin
+//! (bincode per sector), SnapDeals updates of committed-capacity sectors
+//! (bincode per partition, with the three commitments). What tests, benchmarks and `cuzk filecoin
 //! test-data` prove.
 //!
 //! filecoin-proofs reads its own settings from the environment on first use
@@ -11,8 +12,10 @@
 //! module reads none itself.
 
 mod sector;
+mod snap;
 
 pub use sector::{curio_c1_wrapper, SealedSector};
+pub use snap::{update, update_proof, SnapInputs};
 
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 

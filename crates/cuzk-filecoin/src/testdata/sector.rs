@@ -31,8 +31,8 @@ pub struct SealedSector {
     /// The pre-commit output (comm_r, comm_d).
     pub pre_commit: SealPreCommitPhase2Output,
     piece: PieceInfo,
-    replica: PathBuf,
-    cache: PathBuf,
+    pub(super) replica: PathBuf,
+    pub(super) cache: PathBuf,
 }
 
 fn failed(during: &str) -> impl Fn(anyhow::Error) -> FilecoinError + '_ {
@@ -53,6 +53,28 @@ impl SealedSector {
         number: u64,
         rng: &mut impl RngCore,
     ) -> Result<SealedSector, FilecoinError> {
+        Self::seal_data(dir, size, miner_id, number, rng, false)
+    }
+
+    /// Seals a committed-capacity sector (all zeros), the kind SnapDeals updates.
+    pub fn seal_cc(
+        dir: &Path,
+        size: SectorSize,
+        miner_id: u64,
+        number: u64,
+        rng: &mut impl RngCore,
+    ) -> Result<SealedSector, FilecoinError> {
+        Self::seal_data(dir, size, miner_id, number, rng, true)
+    }
+
+    fn seal_data(
+        dir: &Path,
+        size: SectorSize,
+        miner_id: u64,
+        number: u64,
+        rng: &mut impl RngCore,
+        zeros: bool,
+    ) -> Result<SealedSector, FilecoinError> {
         ensure_test_size(size)?;
         let proof = seal_proof(size);
         let base = dir.join(format!("sector-{miner_id}-{number}"));
@@ -60,7 +82,9 @@ impl SealedSector {
         std::fs::create_dir_all(&cache).map_err(io(&cache))?;
         let piece_size = UnpaddedBytesAmount::from(filecoin_proofs_api::PaddedBytesAmount(size.bytes()));
         let mut data = vec![0u8; piece_size.0 as usize];
-        rng.fill_bytes(&mut data);
+        if !zeros {
+            rng.fill_bytes(&mut data);
+        }
         let target = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged).map_err(io(&staged))?;
         let (piece, _) = add_piece(proof, data.as_slice(), target, piece_size, &[]).map_err(failed("adding the piece"))?;
         File::create(&replica).map_err(io(&replica))?;
