@@ -14,7 +14,9 @@ use std::time::Instant;
 use base64::Engine;
 use blstrs::{Bls12, Scalar};
 use cuzk_filecoin::porep::{self, PoRepRequest};
-use cuzk_filecoin::{proofs, prover_id, CircuitId, FilecoinCircuit, FilecoinError, ProofKind, SectorSize, ShapeCircuit};
+use cuzk_filecoin::{
+    proofs, prover_id, CircuitId, FilecoinCircuit, FilecoinError, ProofKind, SectorSize, ShapeCircuit,
+};
 use cuzk_groth16::{prepare_verifying_key, random_nonzero_scalar, Parameters, PointChecks};
 use cuzk_synth::sha256_native::Sha256;
 use cuzk_synth::{ConstraintSystem, Index, LinearCombination, SynthesisError, TestConstraintSystem, Variable};
@@ -31,7 +33,7 @@ use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound};
 const MINER: u64 = 1000;
 const SECTOR: u64 = 7;
 const PROOF: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
-const PORE_2K: CircuitId = CircuitId { kind: ProofKind::PoRepC2, sector_size: SectorSize::Kib2 };
+const POREP_2K: CircuitId = CircuitId { kind: ProofKind::PoRepC2, sector_size: SectorSize::Kib2 };
 
 /// A 2 KiB sector sealed by filecoin-proofs, its C1 as filecoin-ffi returns
 /// it and as Curio wraps it.
@@ -103,14 +105,14 @@ fn secs(started: Instant) -> f64 {
 #[test]
 fn porep_2kib_end_to_end() {
     let started = Instant::now();
-    let cache = common::test_params(PORE_2K);
+    let cache = common::test_params(POREP_2K);
     eprintln!("test parameters ready in {:.1} s", secs(started));
     let sealed = sealed();
     let c1 = &sealed.c1;
 
     let req = PoRepRequest::from_curio_wrapper(&sealed.wrapper, MINER).unwrap();
     assert_eq!((req.sector_number(), req.miner_id(), req.partitions()), (SECTOR, MINER, 1));
-    assert_eq!(req.circuit_id(), PORE_2K);
+    assert_eq!(req.circuit_id(), POREP_2K);
     let started = Instant::now();
     req.check_vanilla().unwrap();
     eprintln!("check_vanilla in {:.3} s", secs(started));
@@ -129,19 +131,18 @@ fn porep_2kib_end_to_end() {
     assert!(matches!(wrong_sector, FilecoinError::ReplicaIdMismatch { sector_number: 8, .. }), "{wrong_sector}");
 
     let started = Instant::now();
-    let files = cache.files(PORE_2K).unwrap();
+    let files = cache.files(POREP_2K).unwrap();
     let params = Parameters::read(&files.params, PointChecks::None).unwrap();
     eprintln!("cuzk read the .params in {:.1} s", secs(started));
 
-    // cuzk proves with fixed r, s so bellperson can be held to the same bytes.
-    let mut rng = ChaCha20Rng::seed_from_u64(0xc2);
-    let (r, s) = (random_nonzero_scalar(&mut rng), random_nonzero_scalar(&mut rng));
+    // cuzk proves once. create_random_proofs draws r, then s, for each
+    // circuit from the rng: the same draws from a copy of it give bellperson
+    // the same r and s below.
+    let seeded = ChaCha20Rng::seed_from_u64(0xc2);
     let started = Instant::now();
-    let assignments = cuzk_synth::synthesize_batch(prepared.circuits).unwrap();
-    let synth_s = secs(started);
-    let ours = cuzk_groth16::prove(&params, &assignments, &[(r, s)]).unwrap();
-    eprintln!("cuzk C2 on the CPU: synthesis {synth_s:.1} s, total {:.1} s", secs(started));
-    drop(assignments);
+    let ours = cuzk_groth16::create_random_proofs(prepared.circuits, &params, &mut seeded.clone()).unwrap();
+    eprintln!("cuzk C2 on the CPU (synthesis and proof) in {:.1} s", secs(started));
+    drop(params);
     let bytes = proofs::join(&ours);
     assert_eq!(bytes.len(), 192);
 
@@ -150,26 +151,25 @@ fn porep_2kib_end_to_end() {
         .unwrap());
     req.verify(&cache, &bytes).unwrap();
 
-    // cuzk's random-(r, s) entry point proves it too.
-    let started = Instant::now();
-    let random = cuzk_groth16::create_random_proofs(req.prepare().unwrap().circuits, &params, &mut rng).unwrap();
-    eprintln!("cuzk create_random_proofs in {:.1} s", secs(started));
-    let random_bytes = proofs::join(&random);
-    assert_ne!(random_bytes, bytes);
-    req.verify(&cache, &random_bytes).unwrap();
-    drop(params);
-
     // bellperson, same circuit, same parameters, same r and s: same bytes.
     let started = Instant::now();
-    let bp_params = bellperson::groth16::Parameters::<Bls12>::read(std::io::BufReader::new(File::open(&files.params).unwrap()), false)
-        .unwrap();
+    let bp_params = bellperson::groth16::Parameters::<Bls12>::read(
+        std::io::BufReader::new(File::open(&files.params).unwrap()),
+        false,
+    )
+    .unwrap();
     let circuits: Vec<_> = req.prepare().unwrap().circuits.into_iter().map(stacked_circuit).collect();
+    let mut replay = seeded;
+    let (r, s) = (random_nonzero_scalar(&mut replay), random_nonzero_scalar(&mut replay));
     let theirs = bellperson::groth16::create_proof_batch(circuits, &bp_params, vec![r], vec![s]).unwrap();
     eprintln!("bellperson read + create_proof_batch in {:.1} s", secs(started));
     drop(bp_params);
     let mut their_bytes = Vec::new();
     theirs[0].write(&mut their_bytes).unwrap();
-    assert!(their_bytes == bytes, "bellperson's proof differs from cuzk's for the same r and s");
+    assert!(
+        their_bytes == bytes,
+        "bellperson's proof differs from cuzk's for the same r and s (or create_random_proofs no longer draws r, then s)"
+    );
 
     // filecoin-proofs' own C2 over the same parameters verifies under cuzk.
     let started = Instant::now();
@@ -179,7 +179,7 @@ fn porep_2kib_end_to_end() {
     req.verify(&cache, &fp.proof).unwrap();
 
     // The proof of partition 0 under another seed or as partition 1 fails.
-    let vk = cache.verifying_key(PORE_2K).unwrap();
+    let vk = cache.verifying_key(POREP_2K).unwrap();
     let pvk = prepare_verifying_key(&vk).unwrap();
     let mut other_seed = c1.clone();
     other_seed.seed[0] ^= 1;
@@ -188,7 +188,7 @@ fn porep_2kib_end_to_end() {
     assert!(matches!(err, FilecoinError::ProofInvalid { partition: 0, .. }), "{err}");
     let as_k1 = partition_inputs(c1, 1);
     assert_ne!(as_k1, expected[0]);
-    let err = proofs::verify(PORE_2K, &pvk, &[as_k1], &bytes).unwrap_err();
+    let err = proofs::verify(POREP_2K, &pvk, &[as_k1], &bytes).unwrap_err();
     assert!(matches!(err, FilecoinError::ProofInvalid { partition: 0, .. }), "{err}");
     assert_eq!(partition_inputs(c1, 0), expected[0]);
 
@@ -395,7 +395,9 @@ fn input_field(err: FilecoinError) -> String {
     }
 }
 
-fn partitions_2k(c1: &mut SealCommitPhase1Output) -> &mut Vec<Vec<filecoin_proofs::types::VanillaSealProof<SectorShape2KiB>>> {
+fn partitions_2k(
+    c1: &mut SealCommitPhase1Output,
+) -> &mut Vec<Vec<filecoin_proofs::types::VanillaSealProof<SectorShape2KiB>>> {
     match &mut c1.vanilla_proofs {
         VanillaSealProof::StackedDrg2KiBV1(p) => p,
         _ => panic!("a 2 KiB C1 holds 2 KiB proofs"),
@@ -417,7 +419,8 @@ fn bad_inputs_are_typed_errors() {
     assert_eq!(input_field(from_json(huge.as_bytes())), "c1");
 
     assert_eq!(input_field(from_wrapper(&json[..])), "c1.json");
-    let bad_b64 = String::from_utf8(sealed.wrapper.clone()).unwrap().replacen("\"Phase1Out\":\"", "\"Phase1Out\":\"*", 1);
+    let bad_b64 =
+        String::from_utf8(sealed.wrapper.clone()).unwrap().replacen("\"Phase1Out\":\"", "\"Phase1Out\":\"*", 1);
     assert_eq!(input_field(from_wrapper(bad_b64.as_bytes())), "Phase1Out");
     assert_eq!(input_field(from_wrapper(&curio_wrapper(SECTOR as i64, b"not json", 2048))), "Phase1Out");
     assert_eq!(input_field(from_wrapper(&curio_wrapper(SECTOR as i64, &json[..1000], 2048))), "Phase1Out");
@@ -434,7 +437,10 @@ fn bad_inputs_are_typed_errors() {
     ] {
         let json = edited(|c| c.registered_proof = proof);
         for err in [from_json(&json), from_wrapper(&curio_wrapper(SECTOR as i64, &json, 2048))] {
-            assert!(matches!(&err, FilecoinError::UnsupportedProof { proof: p, .. } if *p == format!("{proof:?}")), "{err}");
+            assert!(
+                matches!(&err, FilecoinError::UnsupportedProof { proof: p, .. } if *p == format!("{proof:?}")),
+                "{err}"
+            );
         }
     }
     let err = from_json(&edited(|c| c.registered_proof = RegisteredSealProof::StackedDrg8MiBV1_1));

@@ -31,10 +31,12 @@ pub(crate) struct Wrapped {
 
 /// Decodes Curio's `c1.json` wrapper.
 pub(crate) fn curio_wrapper(bytes: &[u8]) -> Result<Wrapped, FilecoinError> {
-    let w: CurioWrapper = serde_json::from_slice(bytes).map_err(|e| FilecoinError::input("c1.json", json_reason(&e)))?;
+    let w: CurioWrapper =
+        serde_json::from_slice(bytes).map_err(|e| FilecoinError::input("c1.json", json_reason(&e)))?;
     let sector_number = u64::try_from(w.sector_num)
         .map_err(|_| FilecoinError::input("SectorNum", format!("{} is negative", w.sector_num)))?;
-    let b64 = w.phase1_out.ok_or_else(|| FilecoinError::input("Phase1Out", "missing or null (Curio sent no C1 output)"))?;
+    let b64 =
+        w.phase1_out.ok_or_else(|| FilecoinError::input("Phase1Out", "missing or null (Curio sent no C1 output)"))?;
     let json = base64::engine::general_purpose::STANDARD
         .decode(b64.as_bytes())
         .map_err(|e| FilecoinError::input("Phase1Out", format!("not standard base64: {e}")))?;
@@ -44,8 +46,9 @@ pub(crate) fn curio_wrapper(bytes: &[u8]) -> Result<Wrapped, FilecoinError> {
 
 /// Decodes filecoin-ffi's C1 JSON; `field` names where it came from.
 pub(crate) fn c1_json(bytes: &[u8], field: &str) -> Result<SealCommitPhase1Output, FilecoinError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| FilecoinError::input(field, format!("not a C1 output (SealCommitPhase1Output JSON): {}", json_reason(&e))))
+    serde_json::from_slice(bytes).map_err(|e| {
+        FilecoinError::input(field, format!("not a C1 output (SealCommitPhase1Output JSON): {}", json_reason(&e)))
+    })
 }
 
 /// Longest run of quoted input kept in a message, in characters.
@@ -130,7 +133,9 @@ mod tests {
         assert!(err(r#"{"SectorNum":-1,"Phase1Out":"","SectorSize":2048}"#).starts_with("invalid SectorNum"));
         assert!(err(r#"{"SectorNum":1,"Phase1Out":null,"SectorSize":2048}"#).starts_with("invalid Phase1Out"));
         assert!(err(r#"{"SectorNum":1,"Phase1Out":"!!!!","SectorSize":2048}"#).contains("base64"));
-        assert!(err(r#"{"SectorNum":1,"Phase1Out":"e30=","SectorSize":2048}"#).starts_with("invalid Phase1Out: not a C1"));
+        assert!(
+            err(r#"{"SectorNum":1,"Phase1Out":"e30=","SectorSize":2048}"#).starts_with("invalid Phase1Out: not a C1")
+        );
         assert!(err(r#"{"SectorNum":1,"SectorSize":2048}"#).starts_with("invalid Phase1Out: missing"));
         assert!(err(r#"{"Phase1Out":"","SectorSize":2048}"#).contains("missing field `SectorNum`"));
     }
