@@ -168,7 +168,7 @@ fn porep_2kib_end_to_end() {
     theirs[0].write(&mut their_bytes).unwrap();
     assert!(
         their_bytes == bytes,
-        "bellperson's proof differs from cuzk's for the same r and s (or create_random_proofs no longer draws r, then s)"
+        "bellperson's proof is not cuzk's for the same r, s (or create_random_proofs no longer draws r, then s)"
     );
 
     // filecoin-proofs' own C2 over the same parameters verifies under cuzk.
