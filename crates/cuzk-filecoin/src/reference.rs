@@ -11,9 +11,13 @@
 use std::collections::BTreeMap;
 
 use filecoin_proofs_api::post::{verify_window_post, verify_winning_post};
+use filecoin_proofs_api::seal::verify_seal;
+use filecoin_proofs_api::update::verify_empty_sector_update_proof;
 use filecoin_proofs_api::{PublicReplicaInfo, RegisteredPoStProof, SectorId};
 
+use crate::porep::PoRepRequest;
 use crate::post::{decode_vanilla, guarded};
+use crate::snap::SnapRequest;
 use crate::window_post::WindowPoStRequest;
 use crate::winning_post::WinningPoStRequest;
 use crate::{with_tree, FilecoinError, SectorSize, Shape};
@@ -57,4 +61,21 @@ pub fn window_post(req: &WindowPoStRequest, proof: &[u8]) -> Result<bool, Fileco
     let prover = crate::prover_id(req.miner_id);
     let proofs = [(req.proof, proof)];
     verdict("verifying the WindowPoSt", guarded(|| verify_window_post(&req.randomness, &proofs, &replicas, prover)))
+}
+
+/// filecoin-proofs' `verify_seal` of `proof` for `req`: the replica id
+/// recomputed from the miner id, sector number, ticket and comm_d, as the
+/// chain does.
+pub fn porep(req: &PoRepRequest, proof: &[u8]) -> Result<bool, FilecoinError> {
+    let c1 = req.c1();
+    let (prover, sector) = (crate::prover_id(req.miner_id()), SectorId::from(req.sector_number()));
+    let check = || verify_seal(c1.registered_proof, c1.comm_r, c1.comm_d, prover, sector, c1.ticket, c1.seed, proof);
+    verdict("verifying the PoRep", guarded(check))
+}
+
+/// filecoin-proofs' `verify_empty_sector_update_proof` of `proof` for `req`.
+pub fn snap(req: &SnapRequest, proof: &[u8]) -> Result<bool, FilecoinError> {
+    let check =
+        || verify_empty_sector_update_proof(req.proof(), proof, req.comm_r_old(), req.comm_r_new(), req.comm_d_new());
+    verdict("verifying the SnapDeals proof", guarded(check))
 }
