@@ -110,6 +110,19 @@ pub(super) fn run(s: &Shared) {
         if let Some(job) = st.jobs.get_mut(&task.job) {
             job.timings.add_stages(&report.stages());
         }
+        // A partition whose public inputs are not the verifier's is failed
+        // here, before a device spends a call on a proof nobody accepts.
+        let result = result.map_err(|source| (EngineError::Synthesis { partition: task.part, source }, None)).and_then(
+            |assignment| match task.expect.as_deref().and_then(|e| assignment.first_input_mismatch(e).map(|i| (e, i))) {
+                None => Ok(assignment),
+                Some((expected, index)) => {
+                    let (job, partition) = (task.job, task.part);
+                    let synthesized = assignment.public_inputs().len();
+                    let err = EngineError::PublicInputs { job, partition, index, expected: expected.len(), synthesized };
+                    Err((err, Some(assignment)))
+                }
+            },
+        );
         match (result, st.jobs.get_mut(&task.job)) {
             (Ok(assignment), Some(job)) => {
                 job.timings.synth_ms += synth_ms;
@@ -122,12 +135,15 @@ pub(super) fn run(s: &Shared) {
                 st.budget.release(bytes - reserved);
                 st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
             }
-            (Err(source), Some(_)) => {
-                st.budget.release(bytes);
-                s.fail(&mut st, task.job, EngineError::Synthesis { partition: task.part, source });
+            (Err((err, held)), Some(_)) => {
+                match held {
+                    Some(assignment) => s.free_then_release(assignment, bytes),
+                    None => st.budget.release(bytes),
+                }
+                s.fail(&mut st, task.job, err);
             }
-            (Ok(assignment), None) => s.free_then_release(assignment, bytes),
-            (Err(_), None) => st.budget.release(bytes),
+            (Ok(assignment), None) | (Err((_, Some(assignment))), None) => s.free_then_release(assignment, bytes),
+            (Err((_, None)), None) => st.budget.release(bytes),
         }
         drop(st);
         s.wake.notify_all();
