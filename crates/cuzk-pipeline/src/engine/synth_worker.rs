@@ -112,19 +112,20 @@ pub(super) fn run(s: &Shared) {
         }
         // A partition whose public inputs are not the verifier's is failed
         // here, before a device spends a call on a proof nobody accepts.
-        let result = result.map_err(|source| (EngineError::Synthesis { partition: task.part, source }, None)).and_then(
-            |assignment| match task.expect.as_deref().and_then(|e| assignment.first_input_mismatch(e).map(|i| (e, i))) {
-                None => Ok(assignment),
-                Some((expected, index)) => {
-                    let (job, partition) = (task.job, task.part);
-                    let synthesized = assignment.public_inputs().len();
-                    let err = EngineError::PublicInputs { job, partition, index, expected: expected.len(), synthesized };
-                    Err((err, Some(assignment)))
-                }
-            },
-        );
-        match (result, st.jobs.get_mut(&task.job)) {
-            (Ok(assignment), Some(job)) => {
+        let mismatch = match (&result, task.expect.as_deref()) {
+            (Ok(assignment), Some(expected)) => {
+                assignment.first_input_mismatch(expected).map(|index| EngineError::PublicInputs {
+                    job: task.job,
+                    partition: task.part,
+                    index,
+                    expected: expected.len(),
+                    synthesized: assignment.public_inputs().len(),
+                })
+            }
+            _ => None,
+        };
+        match (result, mismatch, st.jobs.get_mut(&task.job)) {
+            (Ok(assignment), None, Some(job)) => {
                 job.timings.synth_ms += synth_ms;
                 job.synthesized += 1;
                 let priority = job.priority;
@@ -135,15 +136,16 @@ pub(super) fn run(s: &Shared) {
                 st.budget.release(bytes - reserved);
                 st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
             }
-            (Err((err, held)), Some(_)) => {
-                match held {
-                    Some(assignment) => s.free_then_release(assignment, bytes),
-                    None => st.budget.release(bytes),
-                }
+            (Ok(assignment), Some(err), Some(_)) => {
+                s.free_then_release(assignment, bytes);
                 s.fail(&mut st, task.job, err);
             }
-            (Ok(assignment), None) | (Err((_, Some(assignment))), None) => s.free_then_release(assignment, bytes),
-            (Err((_, None)), None) => st.budget.release(bytes),
+            (Err(source), _, Some(_)) => {
+                st.budget.release(bytes);
+                s.fail(&mut st, task.job, EngineError::Synthesis { partition: task.part, source });
+            }
+            (Ok(assignment), _, None) => s.free_then_release(assignment, bytes),
+            (Err(_), _, None) => st.budget.release(bytes),
         }
         drop(st);
         s.wake.notify_all();

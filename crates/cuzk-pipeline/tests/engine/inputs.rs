@@ -13,6 +13,9 @@ use cuzk_synth::RecordedShape;
 use crate::devices::WitnessTaking;
 use crate::{assert_verifies, config, params, Buf, SIZE};
 
+/// Changes what partition `i` expects.
+type Tamper = Box<dyn Fn(usize, &mut Vec<Scalar>)>;
+
 /// A job of `n` mul-chain partitions, each expecting its inputs after
 /// `tamper` changed them (partition index, inputs).
 fn expecting(path: &Path, n: usize, seed: u64, tamper: impl Fn(usize, &mut Vec<Scalar>)) -> (Job, Vec<Vec<Scalar>>) {
@@ -65,7 +68,7 @@ fn inputs_other_than_the_verifiers_fail_the_job_typed_before_any_device_and_the_
             assert_verifies(&r.proofs, &inputs);
 
             // A wrong value in partition 1, then one input too many in partition 0.
-            let cases: [(usize, usize, Box<dyn Fn(usize, &mut Vec<Scalar>)>); 2] = [
+            let cases: [(usize, usize, Tamper); 2] = [
                 (1, 0, Box::new(|i, x: &mut Vec<Scalar>| if i == 1 { x[0] += Scalar::from(1u64) })),
                 (0, 1, Box::new(|i, x: &mut Vec<Scalar>| if i == 0 { x.push(Scalar::from(7u64)) })),
             ];
