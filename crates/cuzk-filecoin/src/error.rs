@@ -38,6 +38,19 @@ pub enum FilecoinError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A C1 output whose replica id is not the one `verify_seal` derives from
+    /// the miner id and sector number (with the C1's ticket, comm_d and porep
+    /// id): proved as is, it would never verify.
+    #[error(
+        "the C1 output's replica_id is not that of miner {miner_id} sector {sector_number} (wrong miner id or \
+         sector number, or another ticket or proof type): its proof would fail verify_seal"
+    )]
+    ReplicaIdMismatch {
+        /// The miner id the request names.
+        miner_id: u64,
+        /// The sector number the request names.
+        sector_number: u64,
+    },
     /// The vanilla proofs fail filecoin-proofs' own checks, so any SNARK of them would not verify.
     #[error("the vanilla proofs of {circuit} do not verify: {reason}")]
     InvalidVanilla {

@@ -10,14 +10,17 @@
 
 pub mod cache;
 pub mod circuit;
+pub mod commitment;
 pub mod error;
 pub mod kind;
 pub mod porep;
 pub mod post;
 pub mod proofs;
 pub mod prover_id;
+pub mod reference;
 pub mod request;
 pub mod snap;
+pub mod testdata;
 pub mod window_post;
 pub mod winning_post;
 

@@ -5,6 +5,8 @@
 
 use blstrs::Scalar;
 
+use crate::porep::PoRepRequest;
+use crate::snap::SnapRequest;
 use crate::window_post::WindowPoStRequest;
 use crate::winning_post::WinningPoStRequest;
 use crate::{CircuitId, FilecoinError, ParamCache, Partitions, ProofKind};
@@ -12,6 +14,10 @@ use crate::{CircuitId, FilecoinError, ParamCache, Partitions, ProofKind};
 /// A request of any kind, as Curio sends it.
 #[derive(Clone, Debug)]
 pub enum Request {
+    /// Seal commit phase 2 of one sector.
+    PoRepC2(PoRepRequest),
+    /// One SnapDeals (empty sector update) proof.
+    SnapDeals(SnapRequest),
     /// One WindowPoSt partition.
     WindowPoSt(WindowPoStRequest),
     /// One WinningPoSt.
@@ -22,15 +28,20 @@ impl Request {
     /// The proof kind, whatever the registered proof says (see [`Request::circuit_id`]).
     pub fn kind(&self) -> ProofKind {
         match self {
+            Request::PoRepC2(_) => ProofKind::PoRepC2,
+            Request::SnapDeals(_) => ProofKind::SnapDeals,
             Request::WindowPoSt(_) => ProofKind::WindowPoSt,
             Request::WinningPoSt(_) => ProofKind::WinningPoSt,
         }
     }
 
-    /// The circuit shape (kind and sector size), refusing a registered proof
-    /// of another kind than the request's.
+    /// The circuit shape (kind and sector size), refusing a PoSt registered
+    /// proof of the other PoSt kind (PoRep and SnapDeals requests were
+    /// checked when they were made).
     pub fn circuit_id(&self) -> Result<CircuitId, FilecoinError> {
         match self {
+            Request::PoRepC2(r) => Ok(r.circuit_id()),
+            Request::SnapDeals(r) => Ok(r.circuit_id()),
             Request::WindowPoSt(r) => r.circuit_id(),
             Request::WinningPoSt(r) => r.circuit_id(),
         }
@@ -40,6 +51,8 @@ impl Request {
     /// after the kind's vanilla checks.
     pub fn prepare(&self) -> Result<Partitions, FilecoinError> {
         match self {
+            Request::PoRepC2(r) => r.prepare(),
+            Request::SnapDeals(r) => r.prepare(),
             Request::WindowPoSt(r) => r.prepare(),
             Request::WinningPoSt(r) => r.prepare(),
         }
@@ -48,6 +61,8 @@ impl Request {
     /// filecoin-proofs' checks of the vanilla proofs, without building circuits.
     pub fn check_vanilla(&self) -> Result<(), FilecoinError> {
         match self {
+            Request::PoRepC2(r) => r.check_vanilla(),
+            Request::SnapDeals(r) => r.check_vanilla(),
             Request::WindowPoSt(r) => r.check_vanilla(),
             Request::WinningPoSt(r) => r.check_vanilla(),
         }
@@ -56,6 +71,8 @@ impl Request {
     /// The public inputs filecoin-proofs' verifier computes, per partition.
     pub fn public_inputs(&self) -> Result<Vec<Vec<Scalar>>, FilecoinError> {
         match self {
+            Request::PoRepC2(r) => r.public_inputs(),
+            Request::SnapDeals(r) => r.public_inputs(),
             Request::WindowPoSt(r) => r.public_inputs(),
             Request::WinningPoSt(r) => r.public_inputs(),
         }
@@ -65,9 +82,23 @@ impl Request {
     /// verifying key in `cache`: `Ok(())` only when every partition verifies.
     pub fn verify(&self, cache: &ParamCache, proof: &[u8]) -> Result<(), FilecoinError> {
         match self {
+            Request::PoRepC2(r) => r.verify(cache, proof),
+            Request::SnapDeals(r) => r.verify(cache, proof),
             Request::WindowPoSt(r) => r.verify(cache, proof),
             Request::WinningPoSt(r) => r.verify(cache, proof),
         }
+    }
+}
+
+impl From<PoRepRequest> for Request {
+    fn from(r: PoRepRequest) -> Self {
+        Request::PoRepC2(r)
+    }
+}
+
+impl From<SnapRequest> for Request {
+    fn from(r: SnapRequest) -> Self {
+        Request::SnapDeals(r)
     }
 }
 

@@ -258,6 +258,22 @@ fn params_lists_the_cache_and_refuses_to_replace_files_or_start_hours_of_setup()
     }
     assert!(lines[0]["params"]["file"].as_str().unwrap().starts_with("v28-proof-of-spacetime-fallback-"));
 
+    // Every kind at every size by default, present only what was written.
+    let o = cuzk(&["filecoin", "params", "--params-dir", path(dir), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let all: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<&str> = all.iter().map(|l| l["circuit_id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 20, "{ids:?}");
+    for kind in ["porep", "snap", "wpost", "winning"] {
+        for size in ["2k", "8m", "512m", "32g", "64g"] {
+            assert!(ids.contains(&format!("{kind}-{size}").as_str()), "{kind}-{size} missing from {ids:?}");
+        }
+    }
+    let present: Vec<&str> =
+        all.iter().filter(|l| l["params"]["present"] == true).map(|l| l["circuit_id"].as_str().unwrap()).collect();
+    assert_eq!(present, ["wpost-2k", "winning-2k"], "{}", text(&o));
+
     let o = cuzk(&["filecoin", "params", "--params-dir", path(dir), "--circuit", "wpost-2k"]);
     assert!(o.status.success(), "{}", text(&o));
     let listing = String::from_utf8_lossy(&o.stdout);
