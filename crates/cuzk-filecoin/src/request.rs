@@ -14,8 +14,9 @@ use crate::{CircuitId, FilecoinError, ParamCache, Partitions, ProofKind};
 /// A request of any kind, as Curio sends it.
 #[derive(Clone, Debug)]
 pub enum Request {
-    /// Seal commit phase 2 of one sector.
-    PoRepC2(PoRepRequest),
+    /// Seal commit phase 2 of one sector (boxed: the C1 output's
+    /// commitments make it several times larger than the other requests).
+    PoRepC2(Box<PoRepRequest>),
     /// One SnapDeals (empty sector update) proof.
     SnapDeals(SnapRequest),
     /// One WindowPoSt partition.
@@ -92,7 +93,7 @@ impl Request {
 
 impl From<PoRepRequest> for Request {
     fn from(r: PoRepRequest) -> Self {
-        Request::PoRepC2(r)
+        Request::PoRepC2(Box::new(r))
     }
 }
 
@@ -111,5 +112,38 @@ impl From<WindowPoStRequest> for Request {
 impl From<WinningPoStRequest> for Request {
     fn from(r: WinningPoStRequest) -> Self {
         Request::WinningPoSt(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::post::{proof_from_abi, RegisteredPoStProof};
+    use crate::SectorSize;
+
+    fn window(proof: RegisteredPoStProof) -> Request {
+        WindowPoStRequest { proof, randomness: [0; 32], miner_id: 1000, partition_index: 0, vanilla: vec![] }.into()
+    }
+
+    fn winning(proof: RegisteredPoStProof) -> Request {
+        WinningPoStRequest { proof, randomness: [0; 32], miner_id: 1000, vanilla: vec![] }.into()
+    }
+
+    #[test]
+    fn requests_reach_their_kind_and_refuse_the_other_posts_proof_type() {
+        let (winning_2k, window_2k) = (proof_from_abi(0).unwrap(), proof_from_abi(10).unwrap());
+        let right = [(window(window_2k), ProofKind::WindowPoSt), (winning(winning_2k), ProofKind::WinningPoSt)];
+        for (request, kind) in right {
+            assert_eq!(request.kind(), kind);
+            assert_eq!(request.circuit_id().unwrap(), CircuitId::new(kind, SectorSize::Kib2));
+        }
+        for request in [window(winning_2k), winning(window_2k)] {
+            let err = request.circuit_id().unwrap_err();
+            assert!(matches!(err, FilecoinError::UnsupportedProof { .. }), "{err}");
+            assert!(matches!(request.check_vanilla(), Err(FilecoinError::UnsupportedProof { .. })));
+        }
+        // No vanilla proof: refused before anything is built.
+        let err = window(window_2k).prepare().err().expect("an empty request is refused");
+        assert!(matches!(&err, FilecoinError::Input { field, .. } if field == "vanilla_proofs"), "{err}");
     }
 }

@@ -151,7 +151,8 @@ fn window_post_partitions_prove_from_bincode_files_and_merge_into_what_filecoin_
             let o = run("prove", &args, &["--backend", "cpu", "--out", path(&out)]);
             assert!(o.status.success(), "{}", text(&o));
             let stdout = String::from_utf8_lossy(&o.stdout);
-            assert!(stdout.contains("timings: total=") && stdout.contains("wpost-2k: 192 proof bytes, verified"), "{stdout}");
+            let said = stdout.contains("timings: total=") && stdout.contains("wpost-2k: 192 proof bytes, verified");
+            assert!(said, "{stdout}");
         }
         verify_accepts_and_refuses_a_flipped_byte(&args, &out);
         merged.extend(std::fs::read(&out).unwrap());
@@ -196,15 +197,27 @@ fn bad_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
         ("bad base64", winning(&["--vanilla", path(&bad_b64)]), vec!["bad-base64.json", "entry 1", "base64"]),
         ("not JSON", winning(&["--vanilla", path(&not_json)]), vec!["not.json", "JSON array"]),
-        ("truncated vanilla", winning(&["--vanilla-bin", path(&truncated)]), vec!["vanilla_proofs[0]", "truncated.bin"]),
+        (
+            "truncated vanilla",
+            winning(&["--vanilla-bin", path(&truncated)]),
+            vec!["vanilla_proofs[0]", "truncated.bin"],
+        ),
         (
             "a WindowPoSt proof number for WinningPoSt",
             post_args("winning-post", 10, &rand, &["--vanilla", path(&good_json)]),
             vec!["StackedDrgWindow2KiBV1_2", "WinningPoSt request"],
         ),
-        ("no such proof number", post_args("winning-post", 99, &rand, &["--vanilla", path(&good_json)]), vec!["--registered-proof", "99"]),
+        (
+            "no such proof number",
+            post_args("winning-post", 99, &rand, &["--vanilla", path(&good_json)]),
+            vec!["--registered-proof", "99"],
+        ),
         ("missing params dir", with_dir(&missing_dir), vec!["--params-dir", "no-such-dir"]),
-        ("params dir without the files", with_dir(&empty_dir), vec!["winning-2k", "no parameter file", "--write-test-params"]),
+        (
+            "params dir without the files",
+            with_dir(&empty_dir),
+            vec!["winning-2k", "no parameter file", "--write-test-params"],
+        ),
         (
             "randomness of another challenge",
             post_args("winning-post", 0, &randomness(9), &["--vanilla", path(&good_json)]),
@@ -243,7 +256,8 @@ fn bad_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
 #[test]
 fn params_lists_the_cache_and_refuses_to_replace_files_or_start_hours_of_setup() {
     let dir = params_dir();
-    let o = cuzk(&["filecoin", "params", "--params-dir", path(dir), "--circuit", "winning-2k", "--circuit", "wpost-8m", "--json"]);
+    let listed = ["--circuit", "winning-2k", "--circuit", "wpost-8m", "--json"];
+    let o = cuzk(&[&["filecoin", "params", "--params-dir", path(dir)][..], &listed].concat());
     assert!(o.status.success(), "{}", text(&o));
     let lines: Vec<serde_json::Value> =
         String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -277,7 +291,8 @@ fn params_lists_the_cache_and_refuses_to_replace_files_or_start_hours_of_setup()
     let o = cuzk(&["filecoin", "params", "--params-dir", path(dir), "--circuit", "wpost-2k"]);
     assert!(o.status.success(), "{}", text(&o));
     let listing = String::from_utf8_lossy(&o.stdout);
-    assert!(listing.starts_with("wpost-2k\n") && listing.contains(" bytes  v28-") && !listing.contains("missing"), "{listing}");
+    let whole = listing.starts_with("wpost-2k\n") && listing.contains(" bytes  v28-") && !listing.contains("missing");
+    assert!(whole, "{listing}");
 
     let refusals: [(&[&str], &[&str]); 4] = [
         (&["--write-test-params", "winning-2k"], &["exists", "remove it first"]),
@@ -291,5 +306,6 @@ fn params_lists_the_cache_and_refuses_to_replace_files_or_start_hours_of_setup()
         refused(&cuzk(&all), &args.join(" "), names);
     }
     let missing = filecoin_support::scratch().join("no-such-cache");
-    refused(&cuzk(&["filecoin", "params", "--params-dir", path(&missing)]), "missing dir", &["--params-dir", "no-such-cache"]);
+    let o = cuzk(&["filecoin", "params", "--params-dir", path(&missing)]);
+    refused(&o, "missing dir", &["--params-dir", "no-such-cache"]);
 }

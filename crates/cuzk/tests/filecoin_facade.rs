@@ -34,7 +34,8 @@ fn cache() -> &'static ParamCache {
 fn request(seed: u64) -> (Request, [u8; 32]) {
     let rand = randomness(seed);
     let sector = winning_sector(&rand, sectors());
-    let request = WinningPoStRequest { proof: WINNING, randomness: rand, miner_id: MINER, vanilla: vanilla(WINNING, &rand, &[sector]) };
+    let vanilla = vanilla(WINNING, &rand, &[sector]);
+    let request = WinningPoStRequest { proof: WINNING, randomness: rand, miner_id: MINER, vanilla };
     (request.into(), rand)
 }
 

@@ -84,7 +84,8 @@ fn inputs_other_than_the_verifiers_fail_the_job_typed_before_any_device_and_the_
                     other => panic!("{what}: expected a public-inputs error, got {other:?}"),
                 }
                 let proved = timeline.events().into_iter().any(|e| {
-                    e["event"] == "prove_start" && e["job"] == id && e["partitions"].as_array().unwrap().iter().any(|p| p == partition)
+                    let parts = e["partitions"].as_array().unwrap();
+                    e["event"] == "prove_start" && e["job"] == id && parts.iter().any(|p| p == partition)
                 });
                 assert!(!proved, "{what}: job {id}'s failing partition reached a device");
             }

@@ -58,7 +58,8 @@ fn list(cache: &ParamCache, circuits: &[CircuitId], json: bool) -> Result<ExitCo
         if json {
             let mut line = serde_json::json!({ "circuit_id": id.to_string() });
             for (what, path) in entries {
-                line[what] = serde_json::json!({ "file": file_name(path), "present": size(path).is_some(), "bytes": size(path) });
+                let bytes = size(path);
+                line[what] = serde_json::json!({ "file": file_name(path), "present": bytes.is_some(), "bytes": bytes });
             }
             println!("{line}");
         } else {

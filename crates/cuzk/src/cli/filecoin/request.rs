@@ -131,7 +131,8 @@ impl<X> Input<'_, X> {
     /// request names it `vanilla_proofs[i]`, the user gave files.
     pub fn explain(&self, err: Error) -> Error {
         let Error::Filecoin(FilecoinError::Input { field, reason }) = err else { return err };
-        let index = field.strip_prefix("vanilla_proofs[").and_then(|r| r.strip_suffix(']')).and_then(|i| i.parse().ok());
+        let index = field.strip_prefix("vanilla_proofs[").and_then(|r| r.strip_suffix(']'));
+        let index = index.and_then(|i| i.parse().ok());
         let source = index.and_then(|i: usize| match &self.source {
             Source::Json(f) => Some(format!("entry {i} of {}", f.display())),
             Source::Bin(files) => files.get(i).map(|f| f.display().to_string()),
@@ -195,7 +196,8 @@ impl VanillaArgs {
         match &self.vanilla {
             Some(json) => Ok((vanilla_json(json)?, Source::Json(json.clone()))),
             None => {
-                let proofs = self.vanilla_bin.iter().map(|f| limits::read_file(f, MAX_VANILLA_BIN)).collect::<Result<_, _>>()?;
+                let read = |f: &PathBuf| limits::read_file(f, MAX_VANILLA_BIN);
+                let proofs = self.vanilla_bin.iter().map(read).collect::<Result<_, _>>()?;
                 Ok((proofs, Source::Bin(self.vanilla_bin.clone())))
             }
         }
