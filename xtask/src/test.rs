@@ -106,7 +106,8 @@ fn commands(nvcc: &Path, gpu: bool, args: &[String]) -> Vec<(&'static str, Comma
     ]
 }
 
-/// The second run: [`NO_CUDA_PACKAGES`] built with `CUZK_NO_CUDA=1`.
+/// The second run: [`NO_CUDA_PACKAGES`] built with `CUZK_NO_CUDA=1`, with
+/// their tested features but for [`GPU_BLIND_FEATURES`].
 fn without_cuda(args: &[String]) -> Command {
     let target = shell::target_dir().join("no-cuda");
     let mut cmd = shell::cargo();
