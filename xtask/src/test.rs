@@ -17,7 +17,10 @@
 //! the second run keeps that promise compiled and tested. It builds in a
 //! target directory of its own (target/no-cuda): sharing the main one would
 //! make cuzk-ffi, and the kernels with it, rebuild on every switch between
-//! the two forms.
+//! the two forms. It leaves out the features whose code knows no GPU
+//! ([`GPU_BLIND_FEATURES`]: `cuzk/filecoin`): the main run tests them
+//! already, and compiling the Filecoin tree a second time would cost CI
+//! minutes for nothing that differs without CUDA.
 //!
 //! Both runs test what ships: every feature that adds code to test is on
 //! ([`TESTED_FEATURES`]), but not `cuzk/system-allocator`, which would swap
@@ -34,7 +37,14 @@ use crate::{cuda, preflight, shell};
 
 /// The features the tests turn on: each adds code (and tests) that CI must
 /// compile and run.
-const TESTED_FEATURES: &[&str] = &["cuzk-synth/bellpepper", "cuzk/bellpepper", "cuzk-ffi/mimalloc-defaults"];
+const TESTED_FEATURES: &[&str] =
+    &["cuzk-synth/bellpepper", "cuzk/bellpepper", "cuzk-ffi/mimalloc-defaults", "cuzk/filecoin"];
+
+/// Tested features whose code is the same with and without CUDA (cuzk-filecoin
+/// knows no GPU, and its CLI proves through the engine's backend choice,
+/// which the no-CUDA run tests without them): the run without CUDA leaves
+/// them out.
+const GPU_BLIND_FEATURES: &[&str] = &["cuzk/filecoin"];
 
 /// Features CI compiles but does not test with: alternatives to what ships,
 /// kept for measurements.
@@ -96,15 +106,18 @@ fn commands(nvcc: &Path, gpu: bool, args: &[String]) -> Vec<(&'static str, Comma
     ]
 }
 
-/// The second run: [`NO_CUDA_PACKAGES`] built with `CUZK_NO_CUDA=1`.
+/// The second run: [`NO_CUDA_PACKAGES`] built with `CUZK_NO_CUDA=1`, with
+/// their tested features but for [`GPU_BLIND_FEATURES`].
 fn without_cuda(args: &[String]) -> Command {
     let target = shell::target_dir().join("no-cuda");
     let mut cmd = shell::cargo();
-    // Only the selected packages' features (cuzk's imply the crates' below).
+    // Only the selected packages' features (cuzk's imply the crates' below),
+    // and none that CUDA does not change.
     let features: Vec<&str> = TESTED_FEATURES
         .iter()
         .copied()
         .filter(|f| NO_CUDA_PACKAGES.iter().any(|p| f.split('/').next() == Some(*p)))
+        .filter(|f| !GPU_BLIND_FEATURES.contains(f))
         .collect();
     cmd.args(["test", "--locked", "--features", &features.join(",")]);
     for package in NO_CUDA_PACKAGES {
@@ -167,6 +180,16 @@ mod tests {
             assert!(features.contains("cuzk/bellpepper") && run.ends_with(&user), "{run:?}");
         }
         assert!(building.iter().any(|b| b.contains(&"--all-targets".into())), "{building:?}");
+        // The Filecoin tree is tested once, in the run with CUDA, not again without.
+        let features_of = |name: &str| {
+            let (_, cmd) = plan.iter().find(|(what, _)| what.contains(name)).expect("the run is planned");
+            let run = args(cmd);
+            run.iter().skip_while(|a| *a != "--features").nth(1).cloned().unwrap_or_default()
+        };
+        assert!(features_of("with CUDA compiled in").split(',').any(|f| f == "cuzk/filecoin"));
+        let no_cuda = features_of("without CUDA");
+        assert!(!no_cuda.split(',').any(|f| GPU_BLIND_FEATURES.contains(&f)), "{no_cuda}");
+        assert!(no_cuda.split(',').any(|f| f == "cuzk/bellpepper"), "{no_cuda}");
         let every = [TESTED_FEATURES, ALTERNATE_FEATURES].concat().join(",");
         assert!(building.iter().any(|b| b.contains(&every)), "{building:?}");
         for build in &building {

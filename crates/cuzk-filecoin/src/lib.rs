@@ -18,6 +18,7 @@ pub mod post;
 pub mod proofs;
 pub mod prover_id;
 pub mod reference;
+pub mod request;
 pub mod snap;
 pub mod testdata;
 pub mod window_post;
@@ -28,6 +29,7 @@ pub use circuit::{FilecoinCircuit, Shape, ShapeCircuit};
 pub use error::FilecoinError;
 pub use kind::{CircuitId, ProofKind, SectorSize};
 pub use prover_id::prover_id;
+pub use request::Request;
 
 /// A request made ready to prove: one circuit per partition, in partition
 /// order, beside the public inputs filecoin-proofs' verifier computes for

@@ -4,6 +4,7 @@ use cuzk_synth::SynthesisError;
 use thiserror::Error;
 
 use crate::backends::BackendError;
+use crate::job::JobId;
 
 /// Why a job (or the engine) failed. A failed job fails alone: the engine and
 /// every other job carry on.
@@ -26,6 +27,27 @@ pub enum EngineError {
         /// satisfy is found here, on the CPU).
         #[source]
         source: SynthesisError,
+    },
+    /// A partition's synthesized public inputs differ from the ones its job
+    /// said the verifier expects ([`crate::Job::partition_expecting`]):
+    /// found after synthesis, before any device proved it.
+    #[error(
+        "job {job} partition {partition}: public input {index} differs from what the verifier expects \
+         (the circuit has {synthesized} public inputs, the verifier {expected})"
+    )]
+    PublicInputs {
+        /// The job.
+        job: JobId,
+        /// The partition's index within its job.
+        partition: usize,
+        /// The first differing input, counted without the leading one (an
+        /// index into the verifier's vector); when one vector is a prefix of
+        /// the other, the shorter one's length.
+        index: usize,
+        /// Public inputs the verifier expects.
+        expected: usize,
+        /// Public inputs the circuit allocated (the one left out).
+        synthesized: usize,
     },
     /// The backend failed to prove.
     #[error("{backend}: proving failed: {source}")]

@@ -28,16 +28,25 @@ pub enum Priority {
 
 /// A proof request: one or more circuits (partitions) proved against one
 /// parameter file. The proofs come back in partition order.
+///
+/// A partition may carry the public inputs its verifier will use
+/// ([`Job::partition_expecting`]): the engine compares them with the
+/// synthesized input assignment before the partition reaches a device, so a
+/// circuit built from wrong data (another partition index, seed, sector or
+/// miner) fails its job at once, typed ([`crate::EngineError::PublicInputs`]),
+/// instead of costing a GPU call for a proof no verifier accepts.
 pub struct Job {
     pub(crate) params: PathBuf,
     pub(crate) priority: Priority,
     pub(crate) partitions: Vec<Synthesize>,
+    /// Per partition, the verifier's public inputs, if given (without the leading one).
+    pub(crate) expected: Vec<Option<Vec<Scalar>>>,
 }
 
 impl Job {
     /// A job against the parameters in `params`.
     pub fn new(params: impl Into<PathBuf>) -> Self {
-        Job { params: params.into(), priority: Priority::Normal, partitions: Vec::new() }
+        Job { params: params.into(), priority: Priority::Normal, partitions: Vec::new(), expected: Vec::new() }
     }
 
     /// Sets the priority.
@@ -50,6 +59,20 @@ impl Job {
     /// [`SynthesisMode`](crate::SynthesisMode) says.
     pub fn partition<C: Circuit<Scalar> + Send + 'static>(mut self, circuit: C) -> Self {
         self.partitions.push(Box::new(move |s: &Synthesizer| s.partition(circuit)));
+        self.expected.push(None);
+        self
+    }
+
+    /// Adds a partition whose public inputs must equal `inputs`: the vector
+    /// the verifier will check its proof against, without the leading one
+    /// (what `cuzk_groth16::verify_proof` takes). Once the partition is
+    /// synthesized (classic, recorded or witness-only alike) and before it
+    /// is queued for a device, a partition whose input assignment differs
+    /// (in a value or in length) fails the job with
+    /// [`crate::EngineError::PublicInputs`], naming the first differing index.
+    pub fn partition_expecting<C: Circuit<Scalar> + Send + 'static>(mut self, circuit: C, inputs: Vec<Scalar>) -> Self {
+        self.partitions.push(Box::new(move |s: &Synthesizer| s.partition(circuit)));
+        self.expected.push(Some(inputs));
         self
     }
 
@@ -61,6 +84,7 @@ impl Job {
         synthesize: impl FnOnce() -> Result<ProvingAssignment<Scalar>, SynthesisError> + Send + 'static,
     ) -> Self {
         self.partitions.push(Box::new(move |_: &Synthesizer| synthesize().map(|pa| Synthesized::Assignment(Box::new(pa)))));
+        self.expected.push(None);
         self
     }
 

@@ -57,6 +57,25 @@ pub(crate) enum Synthesized {
     Witness(Witness<Scalar>, Arc<RecordedShape<Scalar>>),
 }
 
+impl Synthesized {
+    /// The partition's public inputs, the constant one left out.
+    pub(crate) fn public_inputs(&self) -> &[Scalar] {
+        let inputs = match self {
+            Synthesized::Assignment(pa) => &pa.input_assignment,
+            Synthesized::Witness(w, _) => &w.inputs,
+        };
+        inputs.get(1..).unwrap_or_default()
+    }
+
+    /// The first index at which the public inputs differ from `expected`
+    /// (a length difference counts at the shorter one's end); `None` when equal.
+    pub(crate) fn first_input_mismatch(&self, expected: &[Scalar]) -> Option<usize> {
+        let found = self.public_inputs();
+        let differing = found.iter().zip(expected).position(|(a, b)| a != b);
+        differing.or_else(|| (found.len() != expected.len()).then(|| found.len().min(expected.len())))
+    }
+}
+
 /// Synthesis of one partition, deferred until a worker runs it with the
 /// synthesizer of the job's parameter file (classic or recorded).
 pub(crate) type Synthesize = Box<dyn FnOnce(&Synthesizer) -> Result<Synthesized, SynthesisError> + Send>;

@@ -52,6 +52,11 @@ pub enum Error {
     /// A command-line value is invalid.
     #[error("{0}")]
     Usage(String),
+    /// A Filecoin request, its inputs, its parameters or its proof: the
+    /// error names the field, file or partition.
+    #[cfg(feature = "filecoin")]
+    #[error(transparent)]
+    Filecoin(#[from] cuzk_filecoin::FilecoinError),
 }
 
 impl Error {

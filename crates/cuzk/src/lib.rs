@@ -8,6 +8,9 @@
 
 /// Errors of the facade and the CLI.
 pub mod error;
+/// Filecoin's proof kinds on the engine.
+#[cfg(feature = "filecoin")]
+pub mod filecoin;
 /// The public-inputs file format (`PROOFS.inputs.json`).
 pub mod inputs;
 /// Peak resident memory of this process.
@@ -15,7 +18,7 @@ pub mod rss;
 
 pub use cuzk_groth16 as groth16;
 pub use cuzk_pipeline::{
-    BackendChoice, BackendError, Config, Engine, EngineError, GpuError, Job, JobHandle, JobResult, JobStatus,
+    BackendChoice, BackendError, Config, Engine, EngineError, GpuError, Job, JobHandle, JobId, JobResult, JobStatus,
     Priority, RecordingStatus, SynthesisMode, Timings,
 };
 pub use cuzk_synth as synth;

@@ -195,8 +195,8 @@ impl Engine {
         let id = st.next_id;
         st.next_id += 1;
         let n = job.partitions.len();
-        for (part, synthesize) in job.partitions.into_iter().enumerate() {
-            st.pending.push(Pending { priority: job.priority, job: id, part, synthesize });
+        for (part, (synthesize, expect)) in job.partitions.into_iter().zip(job.expected).enumerate() {
+            st.pending.push(Pending { priority: job.priority, job: id, part, synthesize, expect });
         }
         st.jobs.insert(
             id,

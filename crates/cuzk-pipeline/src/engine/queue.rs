@@ -18,6 +18,8 @@ pub(super) struct Pending {
     pub(super) job: JobId,
     pub(super) part: usize,
     pub(super) synthesize: Synthesize,
+    /// The verifier's public inputs, checked once synthesized (`Job::partition_expecting`).
+    pub(super) expect: Option<Vec<Scalar>>,
 }
 
 impl Pending {

@@ -110,8 +110,22 @@ pub(super) fn run(s: &Shared) {
         if let Some(job) = st.jobs.get_mut(&task.job) {
             job.timings.add_stages(&report.stages());
         }
-        match (result, st.jobs.get_mut(&task.job)) {
-            (Ok(assignment), Some(job)) => {
+        // A partition whose public inputs are not the verifier's is failed
+        // here, before a device spends a call on a proof nobody accepts.
+        let mismatch = match (&result, task.expect.as_deref()) {
+            (Ok(assignment), Some(expected)) => {
+                assignment.first_input_mismatch(expected).map(|index| EngineError::PublicInputs {
+                    job: task.job,
+                    partition: task.part,
+                    index,
+                    expected: expected.len(),
+                    synthesized: assignment.public_inputs().len(),
+                })
+            }
+            _ => None,
+        };
+        match (result, mismatch, st.jobs.get_mut(&task.job)) {
+            (Ok(assignment), None, Some(job)) => {
                 job.timings.synth_ms += synth_ms;
                 job.synthesized += 1;
                 let priority = job.priority;
@@ -122,12 +136,16 @@ pub(super) fn run(s: &Shared) {
                 st.budget.release(bytes - reserved);
                 st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
             }
-            (Err(source), Some(_)) => {
+            (Ok(assignment), Some(err), Some(_)) => {
+                s.free_then_release(assignment, bytes);
+                s.fail(&mut st, task.job, err);
+            }
+            (Err(source), _, Some(_)) => {
                 st.budget.release(bytes);
                 s.fail(&mut st, task.job, EngineError::Synthesis { partition: task.part, source });
             }
-            (Ok(assignment), None) => s.free_then_release(assignment, bytes),
-            (Err(_), None) => st.budget.release(bytes),
+            (Ok(assignment), _, None) => s.free_then_release(assignment, bytes),
+            (Err(_), _, None) => st.budget.release(bytes),
         }
         drop(st);
         s.wake.notify_all();

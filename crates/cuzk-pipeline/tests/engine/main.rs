@@ -22,6 +22,8 @@ macro_rules! witnesses_on_the_cpu {
 mod devices;
 /// Typed failures that stay contained.
 mod errors;
+/// Partitions checked against the verifier's public inputs.
+mod inputs;
 /// The memory budget.
 mod memory;
 /// Recorded constraint systems.

@@ -8,7 +8,7 @@ use blstrs::Scalar;
 use cuzk::groth16::{prepare_verifying_key, verify_proofs_batch, ParamsSummary, PreparedVerifyingKey, VerifyingKey};
 use cuzk::synth::workloads::Workload;
 use clap::Args;
-use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult, SynthesisMode};
+use cuzk::{BackendChoice, Config, Engine, Error, Job, JobHandle, JobResult, SynthesisMode, Timings};
 
 use super::limits;
 use super::progress::Progress;
@@ -148,8 +148,12 @@ pub fn pvk(params: &Path) -> Result<PreparedVerifyingKey, Error> {
 /// the host function's stages and the gap between its last stage marker and
 /// the engine's timer around the call.
 pub fn text_line(r: &Report) -> String {
-    let t = &r.result.timings;
-    let mut line = format!("{t} backend={}", r.result.backend);
+    timings_line(&r.result.timings, &r.result.backend)
+}
+
+/// [`text_line`] for any job's timings and backend.
+pub fn timings_line(t: &Timings, backend: &str) -> String {
+    let mut line = format!("{t} backend={backend}");
     if let (Some(pre), Some(call)) = (t.stage("pre_destructor_ms"), t.stage("call_ms")) {
         let stages: Vec<String> = t
             .stages
@@ -168,8 +172,7 @@ pub fn text_line(r: &Report) -> String {
 
 /// The JSON object of a job.
 pub fn json_line(r: &Report, workload: Workload, size: usize, synthesis: SynthesisMode) -> serde_json::Value {
-    let t = &r.result.timings;
-    serde_json::json!({
+    let mut line = serde_json::json!({
         "job": r.result.id,
         "circuit": workload.to_string(),
         "size": size,
@@ -178,13 +181,27 @@ pub fn json_line(r: &Report, workload: Workload, size: usize, synthesis: Synthes
         "partitions": r.result.proofs.len(),
         "backend": r.result.backend,
         "synthesis": synthesis.to_string(),
+        "verified": r.verified,
+    });
+    with_timings(&mut line, &r.result.timings);
+    line
+}
+
+/// Adds a job's per-phase timing fields to its JSON object (`queue_ms`,
+/// `srs_ms`, `synth_ms`, `prove_ms`, `gpu_ms`, `total_ms`, `stages`): every
+/// command that reports a job names them alike.
+pub fn with_timings(line: &mut serde_json::Value, t: &Timings) {
+    let stages: serde_json::Map<_, _> = t.stages.iter().map(|(n, ms)| (n.clone(), serde_json::json!(ms))).collect();
+    let fields = serde_json::json!({
         "queue_ms": t.queue_ms,
         "srs_ms": t.srs_ms,
         "synth_ms": t.synth_ms,
         "prove_ms": t.prove_ms,
         "gpu_ms": t.prove_ms,
         "total_ms": t.total_ms,
-        "stages": t.stages.iter().map(|(n, ms)| (n.clone(), serde_json::json!(ms))).collect::<serde_json::Map<_, _>>(),
-        "verified": r.verified,
-    })
+        "stages": stages,
+    });
+    if let (Some(line), serde_json::Value::Object(fields)) = (line.as_object_mut(), fields) {
+        line.extend(fields);
+    }
 }

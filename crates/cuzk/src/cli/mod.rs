@@ -1,6 +1,8 @@
 //! Command-line parsing and one module per subcommand.
 
 mod bench;
+#[cfg(feature = "filecoin")]
+mod filecoin;
 mod jobs;
 mod limits;
 mod output;
@@ -62,6 +64,12 @@ enum Command {
     /// Run the engine for a while under random load, verify every proof, and
     /// report proofs, invalid proofs, lost jobs, failures and memory.
     Soak(soak::SoakArgs),
+    /// Filecoin's proof kinds (WinningPoSt, WindowPoSt): prove, verify, parameters.
+    #[cfg(feature = "filecoin")]
+    Filecoin {
+        #[command(subcommand)]
+        command: filecoin::FilecoinCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -87,6 +95,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Bench(args) => bench::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Soak(args) => soak::run(&args),
+        #[cfg(feature = "filecoin")]
+        Command::Filecoin { command } => filecoin::run(&command),
     }
 }
 

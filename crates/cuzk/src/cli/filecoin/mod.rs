@@ -1,0 +1,45 @@
+//! `cuzk filecoin`: Filecoin's proof kinds from the files Curio's inputs come
+//! in (`prove`, `verify`), and the parameter cache (`params`). Compiled only
+//! with the `filecoin` feature.
+//!
+//! Each kind is a subcommand of `prove` and `verify` with its own inputs
+//! ([`request::Kind`]); a new kind is one variant there, its arguments and
+//! the request they build.
+
+mod params;
+mod prove;
+mod request;
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use cuzk::Error;
+
+/// The subcommands of `cuzk filecoin`.
+#[derive(Subcommand)]
+pub enum FilecoinCommand {
+    /// Prove a Filecoin request on the engine; the proof is verified before
+    /// it is printed or written.
+    Prove {
+        #[command(subcommand)]
+        kind: request::Kind<prove::ProveArgs>,
+    },
+    /// Verify a Filecoin proof against its request's inputs: exit code 0
+    /// only when it is valid.
+    Verify {
+        #[command(subcommand)]
+        kind: request::Kind<verify::VerifyArgs>,
+    },
+    /// List a Filecoin parameter cache's files, or write random test parameters into it.
+    Params(params::ParamsArgs),
+}
+
+/// Runs `cuzk filecoin ...`.
+pub fn run(command: &FilecoinCommand) -> Result<ExitCode, Error> {
+    match command {
+        FilecoinCommand::Prove { kind } => prove::run(kind),
+        FilecoinCommand::Verify { kind } => verify::run(kind),
+        FilecoinCommand::Params(args) => params::run(args),
+    }
+}
