@@ -187,37 +187,24 @@ impl Core {
     /// Ends a job once, counting how it ended.
     fn end(&self, entry: &Arc<Entry>, outcome: Outcome) {
         let kind = entry.kind.label();
-        let timings = match &outcome {
-            Outcome::Completed { timings, .. } => Some(timings.clone()),
+        self.jobs.finish(entry, outcome, |outcome| match outcome {
+            Outcome::Completed { timings, .. } => {
+                self.completed.fetch_add(1, Ordering::SeqCst);
+                self.metrics.completed(kind, timings);
+                tracing::info!(job = %entry.id, kind, total_ms = timings.total_ms, "completed");
+            }
             Outcome::Failed(message) => {
+                self.failed.fetch_add(1, Ordering::SeqCst);
+                self.metrics.failed(kind);
                 tracing::warn!(job = %entry.id, kind, error = %message, "failed");
-                None
             }
-            _ => None,
-        };
-        let counter = match &outcome {
-            Outcome::Completed { .. } => Some(&self.completed),
-            Outcome::Failed(_) => Some(&self.failed),
-            Outcome::Cancelled => Some(&self.cancelled),
-            Outcome::Refused(_) => None,
-        };
-        let cancelled = matches!(outcome, Outcome::Cancelled);
-        if !self.jobs.finish(entry, outcome) {
-            return;
-        }
-        let Some(counter) = counter else { return };
-        counter.fetch_add(1, Ordering::SeqCst);
-        match timings {
-            Some(t) => {
-                tracing::info!(job = %entry.id, kind, total_ms = t.total_ms, "completed");
-                self.metrics.completed(kind, &t);
-            }
-            None if cancelled => {
-                tracing::info!(job = %entry.id, kind, "cancelled");
+            Outcome::Cancelled => {
+                self.cancelled.fetch_add(1, Ordering::SeqCst);
                 self.metrics.cancelled(kind);
+                tracing::info!(job = %entry.id, kind, "cancelled");
             }
-            None => self.metrics.failed(kind),
-        }
+            Outcome::Refused(_) => {}
+        });
     }
 
     /// Cancels a job: removed if queued, stopped at its next partition

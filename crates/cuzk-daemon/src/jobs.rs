@@ -179,15 +179,20 @@ impl Jobs {
         self.lock().by_id.get(id).cloned()
     }
 
-    /// Ends a job. A refused job is forgotten at once (its id is free for a
-    /// corrected request); others are kept for retention. Returns false when
-    /// it had already ended.
-    pub(crate) fn finish(&self, entry: &Arc<Entry>, outcome: Outcome) -> bool {
+    /// Ends a job, running `counted` first, once, before anyone can see the
+    /// job ended (so totals read after a drain include it). A refused job is
+    /// forgotten at once (its id is free for a corrected request); others
+    /// are kept for retention. Returns false when it had already ended.
+    pub(crate) fn finish(&self, entry: &Arc<Entry>, outcome: Outcome, counted: impl FnOnce(&Outcome)) -> bool {
         let refused = matches!(outcome, Outcome::Refused(_));
         let outcome = Arc::new(outcome);
+        let mut counted = Some(counted);
         let changed = entry.state.send_if_modified(|s| {
             let open = !matches!(s, State::Done(_));
             if open {
+                if let Some(count) = counted.take() {
+                    count(&outcome);
+                }
                 *s = State::Done(outcome.clone());
             }
             open
@@ -296,7 +301,7 @@ mod tests {
         assert_ne!(x.id, y.id, "empty ids get fresh ones");
         assert_eq!(jobs.ahead_of(&y), 2);
         // A refused job frees its id.
-        assert!(jobs.finish(&a, Outcome::Refused(Status::invalid_argument("x"))));
+        assert!(jobs.finish(&a, Outcome::Refused(Status::invalid_argument("x")), |_| {}));
         assert!(jobs.get("r1").is_none());
         new(claim(&jobs, "r1", 2));
     }
@@ -306,9 +311,9 @@ mod tests {
         let jobs = Jobs::default();
         let entries: Vec<_> = (0..4).map(|i| new(claim(&jobs, &format!("j{i}"), 0))).collect();
         for e in &entries[..3] {
-            assert!(jobs.finish(e, Outcome::Cancelled));
+            assert!(jobs.finish(e, Outcome::Cancelled, |_| {}));
         }
-        assert!(!jobs.finish(&entries[0], Outcome::Failed("late".into())), "an ended job stays ended");
+        assert!(!jobs.finish(&entries[0], Outcome::Failed("late".into()), |_| panic!("counted twice")), "ended once");
         let now = Instant::now();
         assert_eq!(jobs.sweep(now, Duration::from_secs(60), 2), 1, "count bound");
         assert!(jobs.get("j0").is_none() && jobs.get("j1").is_some());
@@ -326,7 +331,7 @@ mod tests {
         let waiter = tokio::spawn(async move { e2.wait(None).await });
         e.submitted();
         assert!(matches!(e.prepared().await, State::Submitted));
-        j.finish(&e, Outcome::Cancelled);
+        j.finish(&e, Outcome::Cancelled, |_| {});
         assert!(matches!(waiter.await.unwrap().as_deref(), Some(Outcome::Cancelled)));
     }
 
@@ -349,7 +354,7 @@ mod tests {
         assert_eq!(abandoned.load(Ordering::SeqCst), 1);
         let e2 = new(claim(&jobs, "q", 0));
         let waiter = ProveWaiter::new(e2.clone(), count(&abandoned));
-        jobs.finish(&e2, Outcome::Cancelled);
+        jobs.finish(&e2, Outcome::Cancelled, |_| {});
         drop(waiter);
         assert_eq!(abandoned.load(Ordering::SeqCst), 1, "a finished job is not abandoned");
     }

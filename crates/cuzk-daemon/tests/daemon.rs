@@ -45,7 +45,7 @@ async fn submissions_are_idempotent_and_awaits_time_out() {
     mul_chain_params(LARGE);
     let daemon = start(|_| {}).await;
     let mut c = daemon.tcp().await;
-    let slow = workload("slow", LARGE, 4);
+    let slow = workload("slow", LARGE, 2);
     let first = c.submit_proof(slow.clone()).await.unwrap().into_inner();
     assert_eq!(first.job_id, "slow");
     let again = c.submit_proof(slow.clone()).await.unwrap().into_inner();
@@ -62,7 +62,7 @@ async fn submissions_are_idempotent_and_awaits_time_out() {
     assert_eq!(status(timeout.get_ref()), AwaitStatus::Timeout);
     let done = wait(&mut c, "slow").await;
     assert_eq!(status(&done), AwaitStatus::Completed, "the job went on after the timeout: {}", done.error_message);
-    assert_eq!(done.proof.len(), 4 * 192);
+    assert_eq!(done.proof.len(), 2 * 192);
     for id in [fresh.as_str(), fresh2.as_str(), "queued"] {
         assert_eq!(status(&wait(&mut c, id).await), AwaitStatus::Completed, "{id}");
     }
@@ -120,8 +120,8 @@ async fn a_winning_post_overtakes_queued_normal_work() {
     let daemon = start(|c| c.params.preload = vec!["winning-2k".into(), format!("mul-chain-{LARGE}")]).await;
     let c = daemon.tcp().await;
     let mut normal = Vec::new();
-    for i in 0..4 {
-        normal.push(submit(&mut c.clone(), workload(&format!("n{i}"), LARGE, 4)).await);
+    for i in 0..3 {
+        normal.push(submit(&mut c.clone(), workload(&format!("n{i}"), LARGE, 2)).await);
     }
     // Submitted last, with the priority left to the daemon (CRITICAL).
     submit(&mut c.clone(), winning).await;

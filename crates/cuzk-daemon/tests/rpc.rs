@@ -190,10 +190,10 @@ async fn shutdown_finishes_every_accepted_job_then_stops() {
     let mut daemon = start(|_| {}).await;
     let mut c = daemon.tcp().await;
     for i in 0..2 {
-        submit(&mut c, workload(&format!("s{i}"), LARGE, 2)).await;
+        submit(&mut c, workload(&format!("s{i}"), LARGE, 1)).await;
     }
     let mut p = daemon.unix().await;
-    let in_flight = tokio::spawn(async move { p.prove(proto::ProveRequest { submit: Some(workload("p", LARGE, 2)) }).await });
+    let in_flight = tokio::spawn(async move { p.prove(proto::ProveRequest { submit: Some(workload("p", LARGE, 1)) }).await });
     eventually("the Prove call's job is accepted", || {
         let mut c = c.clone();
         async move { c.await_proof(proto::AwaitProofRequest { job_id: "p".into(), timeout_ms: 1 }).await.is_ok() }
