@@ -144,3 +144,38 @@ async fn a_winning_post_overtakes_queued_normal_work() {
     daemon.stop().await;
     timed("a_winning_post_overtakes_queued_normal_work", t);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bounded_load_ends_with_every_job_answered() {
+    let t = Instant::now();
+    mul_chain_params(SMALL);
+    const CLIENTS: usize = 16;
+    const EACH: usize = 4;
+    let daemon = start(|c| c.engine.synthesis_workers = Some(2)).await;
+    let mut calls = Vec::new();
+    for client in 0..CLIENTS {
+        let mut c = if client % 2 == 0 { daemon.unix().await } else { daemon.tcp().await };
+        calls.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for i in 0..EACH {
+                let req = workload(&format!("load-{client}-{i}"), SMALL, 1 + (i % 2) as u32);
+                let r = c.prove(proto::ProveRequest { submit: Some(req) }).await.unwrap().into_inner().result.unwrap();
+                assert_eq!(status(&r), AwaitStatus::Completed, "{}: {}", r.job_id, r.error_message);
+                assert_eq!(r.proof.len(), 192 * (1 + i % 2));
+                ids.push(r.job_id);
+            }
+            ids
+        }));
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    for call in calls {
+        ids.extend(call.await.unwrap());
+    }
+    assert_eq!(ids.len(), CLIENTS * EACH, "every request answered under its own id");
+    let text = daemon.tcp().await.get_metrics(proto::GetMetricsRequest {}).await.unwrap().into_inner().prometheus_text;
+    let completed = support::sample(&support::parse_metrics(&text), "cuzk_proofs_completed_total", &[("kind", "mul-chain")]);
+    assert_eq!(completed, Some((CLIENTS * EACH) as f64));
+    let summary = daemon.stop().await;
+    assert_eq!((summary.completed, summary.failed, summary.cancelled), ((CLIENTS * EACH) as u64, 0, 0), "none lost");
+    timed("a_bounded_load_ends_with_every_job_answered", t);
+}

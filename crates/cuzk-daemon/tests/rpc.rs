@@ -106,7 +106,7 @@ async fn status_metrics_preload_and_eviction() {
     }
     assert!(s.pinned_memory_bytes >= file_len && s.pinned_memory_limit_bytes == 4 << 30, "{s:?}");
     // Eviction is refused while a job uses the parameters.
-    let busy = submit(&mut c, workload("busy", LARGE, 6)).await;
+    let busy = submit(&mut c, workload("busy", LARGE, 2)).await;
     let err = c.evict_srs(proto::EvictSrsRequest { circuit_id: id.clone() }).await.unwrap_err();
     assert!(err.code() == Code::FailedPrecondition && err.message().contains("in use"), "{err}");
     let s = c.get_status(proto::GetStatusRequest {}).await.unwrap().into_inner();
