@@ -158,7 +158,10 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, DaemonError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| DaemonError::Io { path: path.to_path_buf(), source })?;
-        Config::from_toml(&text).map_err(|e| DaemonError::Config(format!("{}: {e}", path.display())))
+        Config::from_toml(&text).map_err(|e| match e {
+            DaemonError::Config(why) => DaemonError::Config(format!("{}: {why}", path.display())),
+            other => other,
+        })
     }
 
     /// Checks every value a type cannot: addresses, ranges, names.
@@ -310,6 +313,18 @@ mod tests {
         assert_eq!(e.memory_budget, 3 << 29);
         assert_eq!(c.params.preload, vec!["wpost-2k".to_string(), "winning-32g".to_string()]);
         assert_eq!((c.results.retention_secs, c.results.max_kept), (5, 7));
+    }
+
+    #[test]
+    fn a_file_is_read_and_its_errors_name_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cuzk.toml");
+        std::fs::write(&path, "[results]\nmax_kept = 3\n").unwrap();
+        assert_eq!(Config::load(&path).unwrap().results.max_kept, 3);
+        std::fs::write(&path, "[results]\nmax_kpt = 3\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("configuration: {}: ", path.display())) && err.contains("max_kpt"), "{err}");
+        assert!(matches!(Config::load(&dir.path().join("absent.toml")), Err(DaemonError::Io { .. })));
     }
 
     #[test]
