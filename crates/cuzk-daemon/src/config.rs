@@ -181,7 +181,8 @@ impl Config {
             }
         }
         if self.server.max_message_bytes < MIN_MESSAGE_BYTES {
-            let why = format!("{} is below {MIN_MESSAGE_BYTES} (256 MiB, Curio's largest request)", self.server.max_message_bytes);
+            let have = self.server.max_message_bytes;
+            let why = format!("{have} is below {MIN_MESSAGE_BYTES} (256 MiB, Curio's largest request)");
             return bad("server.max_message_bytes", why);
         }
         if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.server.log_filter) {

@@ -118,7 +118,12 @@ impl Core {
         }
     }
 
-    fn prepare_and_start(self: &Arc<Self>, entry: &Arc<Entry>, decoded: Decoded, priority: Priority) -> Result<(), Status> {
+    fn prepare_and_start(
+        self: &Arc<Self>,
+        entry: &Arc<Entry>,
+        decoded: Decoded,
+        priority: Priority,
+    ) -> Result<(), Status> {
         let prepared = match decoded.prepare(&self.cache, priority) {
             Ok(p) => p,
             Err(status) => {

@@ -149,7 +149,10 @@ impl Jobs {
     ) -> Result<Claim, Status> {
         let mut t = self.lock();
         let seq = t.next_seq;
-        let id = if request_id.is_empty() { format!("job-{seq}-{:08x}", rand::random::<u32>()) } else { request_id.into() };
+        let id = match request_id {
+            "" => format!("job-{seq}-{:08x}", rand::random::<u32>()),
+            given => given.to_string(),
+        };
         if let Some(e) = t.by_id.get(&id) {
             if e.fingerprint == fingerprint {
                 return Ok(Claim::Joined(e.clone()));

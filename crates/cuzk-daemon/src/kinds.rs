@@ -176,7 +176,7 @@ pub(crate) fn params_for_circuit(dir: &Path, id: &str) -> Result<PathBuf, Status
         Some((w, size)) => Ok(dir.join(format!("{w}-{size}.params"))),
         None => Err(invalid(
             "circuit_id",
-            format!("unknown circuit id {id:?} (porep|wpost|winning|snap-2k|8m|512m|32g|64g, or sha256-N, mul-chain-N)"),
+            format!("unknown circuit id {id:?} (porep|wpost|winning|snap-2k|8m|512m|32g|64g, sha256-N, mul-chain-N)"),
         )),
     }
 }

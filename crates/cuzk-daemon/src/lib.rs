@@ -29,6 +29,9 @@ mod metrics;
 mod server;
 /// The gRPC service.
 mod service;
+/// The protocol pinned byte for byte against Curio's numbering.
+#[cfg(test)]
+mod wire;
 
 /// The messages, client and server generated from `proto/cuzk/v1/proving.proto`.
 #[allow(missing_docs, clippy::all)]

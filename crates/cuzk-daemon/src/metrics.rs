@@ -81,12 +81,12 @@ impl Metrics {
         let (completed, failed, cancelled) = (Family::default(), Family::default(), Family::default());
         registry.register("cuzk_proofs_completed", "Jobs completed with verified proofs", completed.clone());
         registry.register("cuzk_proofs_failed", "Jobs that failed (engine error or proof refused)", failed.clone());
-        registry.register("cuzk_proofs_cancelled", "Jobs cancelled (client, disconnect or shutdown)", cancelled.clone());
+        registry.register("cuzk_proofs_cancelled", "Jobs cancelled (client, disconnect, shutdown)", cancelled.clone());
         let depth = Family::default();
         registry.register("cuzk_queue_depth", "Unfinished jobs, by kind and state", depth.clone());
         let gauges: [Gauge; 5] = Default::default();
         let [budget_used, budget_total, resident_bytes, resident_files, uptime] = gauges;
-        registry.register("cuzk_memory_budget_used_bytes", "Bytes of the engine's memory budget reserved", budget_used.clone());
+        registry.register("cuzk_memory_budget_used_bytes", "Bytes of the memory budget reserved", budget_used.clone());
         registry.register("cuzk_memory_budget_bytes", "The engine's whole memory budget", budget_total.clone());
         registry.register("cuzk_resident_params_bytes", "Bytes of parameter files resident", resident_bytes.clone());
         registry.register("cuzk_resident_params", "Parameter files resident or loading", resident_files.clone());

@@ -103,12 +103,16 @@ impl Server {
             match bound {
                 Bound::Tcp(l, _) => {
                     let incoming = TcpIncoming::from(l).with_nodelay(Some(true));
-                    tasks.spawn(async move { router.serve_with_incoming_shutdown(incoming, stop).await.map_err(|e| e.to_string()) });
+                    tasks.spawn(async move {
+                        router.serve_with_incoming_shutdown(incoming, stop).await.map_err(|e| e.to_string())
+                    });
                 }
                 Bound::Unix(l, path) => {
                     sockets.push(path);
                     let incoming = UnixListenerStream::new(l);
-                    tasks.spawn(async move { router.serve_with_incoming_shutdown(incoming, stop).await.map_err(|e| e.to_string()) });
+                    tasks.spawn(async move {
+                        router.serve_with_incoming_shutdown(incoming, stop).await.map_err(|e| e.to_string())
+                    });
                 }
             }
         }

@@ -61,7 +61,8 @@ impl ProvingEngine for Service {
     ) -> Result<Response<proto::SubmitProofResponse>, Status> {
         let entry = self.core.submit(request.into_inner(), |_| {}).await?;
         let queue_position = u32::try_from(self.core.jobs.ahead_of(&entry)).unwrap_or(u32::MAX);
-        Ok(Response::new(proto::SubmitProofResponse { job_id: entry.id.clone(), queue_position, assigned_gpu: String::new() }))
+        let job_id = entry.id.clone();
+        Ok(Response::new(proto::SubmitProofResponse { job_id, queue_position, assigned_gpu: String::new() }))
     }
 
     async fn await_proof(

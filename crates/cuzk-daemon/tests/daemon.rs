@@ -173,7 +173,8 @@ async fn a_bounded_load_ends_with_every_job_answered() {
     }
     assert_eq!(ids.len(), CLIENTS * EACH, "every request answered under its own id");
     let text = daemon.tcp().await.get_metrics(proto::GetMetricsRequest {}).await.unwrap().into_inner().prometheus_text;
-    let completed = support::sample(&support::parse_metrics(&text), "cuzk_proofs_completed_total", &[("kind", "mul-chain")]);
+    let samples = support::parse_metrics(&text);
+    let completed = support::sample(&samples, "cuzk_proofs_completed_total", &[("kind", "mul-chain")]);
     assert_eq!(completed, Some((CLIENTS * EACH) as f64));
     let summary = daemon.stop().await;
     assert_eq!((summary.completed, summary.failed, summary.cancelled), ((CLIENTS * EACH) as u64, 0, 0), "none lost");

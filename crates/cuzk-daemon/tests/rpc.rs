@@ -170,7 +170,8 @@ async fn a_client_that_disconnects_from_prove_cancels_its_job() {
     let daemon = start(|_| {}).await;
     let mut c = daemon.tcp().await;
     let mut gone = daemon.unix().await;
-    let call = tokio::spawn(async move { gone.prove(proto::ProveRequest { submit: Some(workload("left", LARGE, 16)) }).await });
+    let left = proto::ProveRequest { submit: Some(workload("left", LARGE, 16)) };
+    let call = tokio::spawn(async move { gone.prove(left).await });
     eventually("the job is accepted", || {
         let mut c = c.clone();
         async move { c.await_proof(proto::AwaitProofRequest { job_id: "left".into(), timeout_ms: 1 }).await.is_ok() }
@@ -193,7 +194,8 @@ async fn shutdown_finishes_every_accepted_job_then_stops() {
         submit(&mut c, workload(&format!("s{i}"), LARGE, 1)).await;
     }
     let mut p = daemon.unix().await;
-    let in_flight = tokio::spawn(async move { p.prove(proto::ProveRequest { submit: Some(workload("p", LARGE, 1)) }).await });
+    let request = proto::ProveRequest { submit: Some(workload("p", LARGE, 1)) };
+    let in_flight = tokio::spawn(async move { p.prove(request).await });
     eventually("the Prove call's job is accepted", || {
         let mut c = c.clone();
         async move { c.await_proof(proto::AwaitProofRequest { job_id: "p".into(), timeout_ms: 1 }).await.is_ok() }

@@ -185,7 +185,9 @@ pub type Sample = (String, Vec<(String, String)>, f64);
 pub fn parse_metrics(text: &str) -> Vec<Sample> {
     let valid_name = |n: &str| {
         !n.is_empty()
-            && n.chars().enumerate().all(|(i, c)| c.is_ascii_alphabetic() || c == '_' || c == ':' || (i > 0 && c.is_ascii_digit()))
+            && n.chars().enumerate().all(|(i, c)| {
+                c.is_ascii_alphabetic() || c == '_' || c == ':' || (i > 0 && c.is_ascii_digit())
+            })
     };
     let mut samples = Vec::new();
     let mut saw_eof = false;
@@ -201,7 +203,8 @@ pub fn parse_metrics(text: &str) -> Vec<Sample> {
             assert!(["HELP", "TYPE", "UNIT"].contains(&kind) && valid_name(name), "bad comment line {line:?}");
             if kind == "TYPE" {
                 let t = words.next().unwrap_or("");
-                assert!(["counter", "gauge", "histogram", "summary", "info", "stateset", "unknown"].contains(&t), "{line:?}");
+                let types = ["counter", "gauge", "histogram", "summary", "info", "stateset", "unknown"];
+                assert!(types.contains(&t), "{line:?}");
             }
             continue;
         }

@@ -178,7 +178,8 @@ pub fn winning_verifies(seed: u64, proof: &[u8]) -> bool {
     let replicas = [(s.id, PublicReplicaInfo::new(s.comm_r).unwrap())];
     let prover_id = cuzk_filecoin::prover_id(MINER);
     let cfg = WINNING.as_v1_config();
-    matches!(filecoin_proofs::verify_winning_post::<Tree>(&cfg, &randomness(seed), &replicas, prover_id, proof), Ok(true))
+    let verdict = filecoin_proofs::verify_winning_post::<Tree>(&cfg, &randomness(seed), &replicas, prover_id, proof);
+    matches!(verdict, Ok(true))
 }
 
 /// filecoin-proofs' verdict on a WindowPoSt proof of both sectors.
@@ -187,5 +188,6 @@ pub fn window_verifies(seed: u64, proof: &[u8]) -> bool {
         sectors().iter().map(|s| (s.id, PublicReplicaInfo::new(s.comm_r).unwrap())).collect();
     let prover_id = cuzk_filecoin::prover_id(MINER);
     let cfg = WINDOW.as_v1_config();
-    matches!(filecoin_proofs::verify_window_post::<Tree>(&cfg, &randomness(seed), &replicas, prover_id, proof), Ok(true))
+    let verdict = filecoin_proofs::verify_window_post::<Tree>(&cfg, &randomness(seed), &replicas, prover_id, proof);
+    matches!(verdict, Ok(true))
 }
