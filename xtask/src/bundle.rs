@@ -21,8 +21,8 @@ const ARTIFACTS: &[Artifact] = &[
     Artifact::Test("cuzk-pipeline", "gpu_engine"),
     Artifact::Bench("cuzk-gpu", "kernels"),
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
-    Artifact::Bin("cuzk", "cuzk"),
-    Artifact::Bin("cuzk-benches", "compare-cpu"),
+    Artifact::Bin("cuzk", "cuzk", &["filecoin"]),
+    Artifact::Bin("cuzk-benches", "compare-cpu", &[]),
 ];
 
 /// The bundle travels to the device machine with the working tree.
@@ -38,9 +38,10 @@ enum Artifact {
     Test(&'static str, &'static str),
     /// One bench target, run with `--bench`.
     Bench(&'static str, &'static str),
-    /// A binary target, copied but not run by run.sh: the caller runs it with
-    /// the arguments the measurement needs (e.g. `bin/cuzk bench ...`).
-    Bin(&'static str, &'static str),
+    /// A binary target built with the given features, copied but not run by
+    /// run.sh: the caller runs it with the arguments the measurement needs
+    /// (e.g. `bin/cuzk bench ...`).
+    Bin(&'static str, &'static str, &'static [&'static str]),
 }
 
 /// `cargo xtask gpu-bundle [DIR]`.
@@ -106,8 +107,11 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
             cmd.args(["bench", "--no-run", "-p", p, "--bench", bench]);
             p
         }
-        Artifact::Bin(p, bin) => {
+        Artifact::Bin(p, bin, features) => {
             cmd.args(["build", "--release", "-p", p, "--bin", bin]);
+            if !features.is_empty() {
+                cmd.args(["--features", &features.join(",")]);
+            }
             p
         }
     };

@@ -20,7 +20,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Filecoin's proof kinds are circuits and parameters: they know no GPU,
     // no engine and no gRPC, so they stay usable (and testable) anywhere.
     ("cuzk-filecoin", &["cuzk-synth", "cuzk-groth16"]),
-    ("cuzk", &["cuzk-synth", "cuzk-groth16", "cuzk-ffi", "cuzk-gpu", "cuzk-pipeline", "cuzk-filecoin"]),
+    // The facade and the binary; `cuzk daemon` comes from cuzk-daemon (which
+    // must not depend on cuzk in turn).
+    ("cuzk", &["cuzk-synth", "cuzk-groth16", "cuzk-ffi", "cuzk-gpu", "cuzk-pipeline", "cuzk-filecoin", "cuzk-daemon"]),
     // The daemon drives the engine; it reaches devices only through it.
     ("cuzk-daemon", &["cuzk-synth", "cuzk-groth16", "cuzk-pipeline", "cuzk-filecoin"]),
     ("cuzk-benches", &["cuzk-synth", "cuzk-groth16", "cuzk-ffi", "cuzk-gpu", "cuzk-pipeline", "cuzk-filecoin", "cuzk"]),
@@ -249,6 +251,8 @@ mod tests {
         check(&[manifest("cuzk-filecoin", &["cuzk-pipeline = { path = \"../p\" }"])], &["depends on cuzk-pipeline"]);
         check(&[manifest("cuzk-synth", &["cuzk-groth16.workspace = true"])], &["cuzk-synth depends on cuzk-groth16"]);
         check(&[manifest("cuzk-daemon", &["cuzk-gpu.workspace = true"])], &["cuzk-daemon depends on cuzk-gpu"]);
+        check(&[manifest("cuzk-daemon", &["cuzk.workspace = true"])], &["cuzk-daemon depends on cuzk;"]);
+        check(&[manifest("cuzk", &["cuzk-daemon = { path = \"../cuzk-daemon\", optional = true }"])], &[]);
         check(&[manifest("cuzk-new", &[])], &["cuzk-new is not in tidy's dependency table"]);
     }
 

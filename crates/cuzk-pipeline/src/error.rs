@@ -66,6 +66,15 @@ pub enum EngineError {
         /// The engine's whole budget.
         budget: u64,
     },
+    /// Parameters that cannot be evicted now, and why (unfinished jobs use
+    /// them, a partition holds them, or they are still loading).
+    #[error("parameters {path} are in use: {why}")]
+    InUse {
+        /// The file.
+        path: PathBuf,
+        /// Who holds them.
+        why: String,
+    },
     /// The job was cancelled before it finished.
     #[error("job cancelled")]
     Cancelled,

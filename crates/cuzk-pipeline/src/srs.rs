@@ -112,6 +112,27 @@ impl SrsCache {
         entries.remove(&victim).map(|e| e.bytes)
     }
 
+    /// Every file resident or loading: its path, its resident bytes, and
+    /// whether it is loaded yet.
+    pub fn entries(&self) -> Vec<(PathBuf, u64, bool)> {
+        let entries = self.entries.lock().expect("srs cache lock");
+        entries.iter().map(|(p, e)| (p.clone(), e.bytes, e.slot.get().is_some())).collect()
+    }
+
+    /// Drops `path` when it is loaded and nobody holds it: `Ok(Some(bytes))`;
+    /// `Ok(None)` when it is not resident; an error saying why it stays
+    /// (still loading, or held by a partition being proved).
+    pub fn remove_unheld(&self, path: &Path) -> Result<Option<u64>, &'static str> {
+        let mut entries = self.entries.lock().expect("srs cache lock");
+        let Some(entry) = entries.get(path) else { return Ok(None) };
+        match entry.slot.get() {
+            None => return Err("still loading"),
+            Some(Ok(l)) if Arc::strong_count(&l.params) > 1 => return Err("held by a partition being proved"),
+            Some(_) => {}
+        }
+        Ok(entries.remove(path).map(|e| e.bytes))
+    }
+
     fn load(&self, path: &Path) -> Result<Loaded, String> {
         let progress = self.progress.clone();
         let report = progress.as_ref().map(|p| {
@@ -180,5 +201,19 @@ mod tests {
         assert_eq!(cache.evict_one(Path::new("/none")), Some(f[1].1));
         assert_eq!(cache.evict_one(Path::new("/none")), None, "nothing is left");
         assert!(cache.get(c).unwrap().1 > 0.0, "an evicted file loads again");
+    }
+
+    #[test]
+    fn removal_is_refused_while_a_holder_keeps_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = files(dir.path());
+        let cache = SrsCache::new(PointChecks::OnCurve, None);
+        assert_eq!(cache.remove_unheld(&f[0].0), Ok(None), "nothing resident");
+        let held = cache.get(&f[0].0).unwrap().0.params;
+        assert_eq!(cache.entries(), vec![(f[0].0.clone(), f[0].1, true)]);
+        assert_eq!(cache.remove_unheld(&f[0].0), Err("held by a partition being proved"));
+        drop(held);
+        assert_eq!(cache.remove_unheld(&f[0].0), Ok(Some(f[0].1)));
+        assert!(cache.entries().is_empty());
     }
 }

@@ -4,7 +4,7 @@
 //! that bound them in [`memory`].
 
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -223,6 +223,80 @@ impl Engine {
     pub fn memory_in_use(&self) -> u64 {
         self.shared.lock().budget.used()
     }
+
+    /// The whole memory budget, in bytes.
+    pub fn memory_budget(&self) -> u64 {
+        self.shared.lock().budget.total()
+    }
+
+    /// Cancels job `id` as [`JobHandle::cancel`] does (for callers that keep
+    /// ids while another thread waits on the handle); false when the job has
+    /// already ended.
+    pub fn cancel(&self, id: JobId) -> bool {
+        let mut st = self.shared.lock();
+        let in_flight = st.jobs.contains_key(&id);
+        if in_flight {
+            self.shared.fail(&mut st, id, EngineError::Cancelled);
+        }
+        drop(st);
+        self.shared.wake.notify_all();
+        in_flight
+    }
+
+    /// Whether job `id` is in flight and one of its partitions has begun
+    /// (holds its memory and is synthesizing, or has gone further).
+    pub fn started(&self, id: JobId) -> bool {
+        self.shared.lock().jobs.get(&id).is_some_and(|j| j.first_synth.is_some())
+    }
+
+    /// Every parameter file resident or loading, with its resident bytes and
+    /// the unfinished jobs proved against it.
+    pub fn resident_params(&self) -> Vec<ResidentParams> {
+        let files = self.shared.srs.entries();
+        let st = self.shared.lock();
+        files
+            .into_iter()
+            .map(|(path, bytes, loaded)| {
+                let jobs = st.jobs.values().filter(|j| j.params == path).count();
+                ResidentParams { path, bytes, loaded, jobs }
+            })
+            .collect()
+    }
+
+    /// Evicts the parameters in `params` now, with what the devices built
+    /// from them, and gives their bytes back to the budget; returns those
+    /// bytes, or `None` when they were not resident. Refused with
+    /// [`EngineError::InUse`] while an unfinished job is proved against them,
+    /// a partition holds them, or they are still loading.
+    pub fn evict(&self, params: &Path) -> Result<Option<u64>, EngineError> {
+        let mut st = self.shared.lock();
+        let in_use = |why: String| EngineError::InUse { path: params.to_path_buf(), why };
+        let jobs = st.jobs.values().filter(|j| j.params == params).count();
+        if jobs > 0 {
+            return Err(in_use(format!("{jobs} unfinished job(s) are proved against them")));
+        }
+        let removed = self.shared.srs.remove_unheld(params).map_err(|why| in_use(why.to_string()))?;
+        let reserved = st.srs_reserved.remove(params);
+        if let Some(bytes) = reserved {
+            st.budget.release(bytes);
+        }
+        drop(st);
+        self.shared.wake.notify_all();
+        Ok(removed.map(|_| reserved.unwrap_or(0)))
+    }
+}
+
+/// A parameter file the engine holds (see [`Engine::resident_params`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResidentParams {
+    /// The file.
+    pub path: PathBuf,
+    /// Bytes it takes resident (its length: points are stored uncompressed).
+    pub bytes: u64,
+    /// False while it is still loading.
+    pub loaded: bool,
+    /// Unfinished jobs proved against it.
+    pub jobs: usize,
 }
 
 impl Drop for Engine {

@@ -117,3 +117,47 @@ fn a_budget_for_one_parameter_file_evicts_the_one_no_job_holds() {
         assert!(r.timings.srs_ms > 0.0, "job {i}: the other file was evicted, so this one loads again");
     }
 }
+
+#[test]
+fn eviction_is_refused_while_a_job_uses_the_parameters_and_returns_their_bytes_after() {
+    let (path, _) = params();
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let engine = Engine::new(config(1)).unwrap();
+    assert_eq!(engine.evict(path).unwrap(), None, "nothing is resident yet");
+    engine.preload(path).unwrap();
+    let resident = engine.resident_params();
+    assert_eq!(resident.len(), 1);
+    assert_eq!((resident[0].bytes, resident[0].loaded, resident[0].jobs), (file_len, true, 0));
+    // A job held inside synthesis until the test lets it go.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (entered, started) = std::sync::mpsc::channel::<()>();
+    let blocked = cuzk_pipeline::Job::new(path).partition_with(move || {
+        let _ = entered.send(());
+        let _ = held.recv();
+        cuzk_synth::ProvingAssignment::synthesize(Workload::MulChain.circuit::<Scalar>(crate::SIZE, 1)?)
+    });
+    let handle = engine.submit(blocked).unwrap();
+    started.recv().unwrap();
+    assert!(engine.started(handle.id()));
+    assert_eq!(engine.resident_params()[0].jobs, 1);
+    let refused = engine.evict(path).unwrap_err();
+    assert!(matches!(&refused, EngineError::InUse { why, .. } if why.contains("1 unfinished job")), "{refused}");
+    let used_while_held = engine.memory_in_use();
+    assert!(used_while_held > file_len);
+    assert!(engine.cancel(handle.id()), "the job was in flight");
+    assert!(!engine.cancel(handle.id()), "a second cancel finds it ended");
+    assert!(!engine.started(handle.id()));
+    release.send(()).unwrap();
+    assert!(matches!(handle.wait(), Err(EngineError::Cancelled)));
+    // The cancelled partition's bytes return once it is freed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while engine.memory_in_use() != file_len && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(engine.memory_in_use(), file_len, "only the parameters stay reserved");
+    assert_eq!(engine.evict(path).unwrap(), Some(file_len));
+    assert_eq!(engine.memory_in_use(), 0);
+    assert!(engine.resident_params().is_empty());
+    let (j, inputs) = crate::job(path, 1, 77);
+    assert_verifies(&engine.submit(j).unwrap().wait().unwrap().proofs, &inputs);
+}

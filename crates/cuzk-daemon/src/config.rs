@@ -1,0 +1,354 @@
+//! The daemon's configuration: a TOML file in which every key has a default,
+//! so an empty file is a working daemon, and an unknown key is an error that
+//! names it (a misspelt key silently ignored is a setting silently lost).
+
+use std::path::{Path, PathBuf};
+
+use cuzk_pipeline::{BackendChoice, SynthesisMode};
+use serde::Deserialize;
+
+use crate::error::DaemonError;
+use crate::listen::Address;
+
+/// The smallest message limit accepted: Curio sends requests up to 256 MiB.
+pub const MIN_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Everything the daemon can be told, by section.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Where and how gRPC is served.
+    pub server: ServerConfig,
+    /// The proving engine.
+    pub engine: EngineConfig,
+    /// Parameter files.
+    pub params: ParamsConfig,
+    /// How long finished results are kept for `AwaitProof`.
+    pub results: ResultsConfig,
+}
+
+/// `[server]`: listeners, limits, what a disconnect or a shutdown does.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// gRPC addresses: `unix:///path/to.sock` or `host:port` (`tcp://` optional).
+    pub listen: Vec<String>,
+    /// HTTP address of the Prometheus `/metrics` endpoint; none when absent.
+    pub metrics_listen: Option<String>,
+    /// Largest gRPC message received or sent, in bytes (at least 256 MiB).
+    pub max_message_bytes: usize,
+    /// A client that disconnects from `Prove` cancels its job (unless another
+    /// `Prove` call waits on the same job).
+    pub cancel_on_disconnect: bool,
+    /// What SIGTERM/SIGINT does to jobs in flight: `finish` them, or `cancel` them.
+    pub on_shutdown: OnShutdown,
+    /// Log lines as `text` or `json` (used by [`crate::init_logging`]).
+    pub log_format: LogFormat,
+    /// Which log lines are written, as a tracing filter (`info`, `cuzk_daemon=debug,info`).
+    pub log_filter: String,
+}
+
+/// `[engine]`: devices, memory, synthesis.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// `auto` (every GPU, else the CPU), `cpu`, `cuda` (every GPU) or `cuda:N`.
+    pub backend: String,
+    /// Bytes for parameters, witnesses and temporaries, in GiB; three
+    /// quarters of RAM when absent.
+    pub memory_budget_gib: Option<f64>,
+    /// Threads synthesizing partitions; one per core up to 8 when absent.
+    pub synthesis_workers: Option<usize>,
+    /// `recorded` (constraint matrices recorded once per parameter file) or `classic`.
+    pub synthesis: String,
+    /// Where recordings persist between runs; in memory only when absent.
+    pub recordings_dir: Option<PathBuf>,
+}
+
+/// `[params]`: where parameter files are, which to load at start.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ParamsConfig {
+    /// The Filecoin parameter cache directory (`v28-….params` and `.vk`),
+    /// also where workload parameters `<name>-<size>.params` are looked for.
+    pub dir: PathBuf,
+    /// Circuit ids loaded before serving (`porep-32g`, `wpost-32g`, `winning-32g`, `snap-32g`, …).
+    pub preload: Vec<String>,
+}
+
+/// `[results]`: finished results are forgotten after a time or beyond a count.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResultsConfig {
+    /// Seconds a finished result stays available to `AwaitProof`.
+    pub retention_secs: u64,
+    /// Most finished results kept; the oldest are forgotten first.
+    pub max_kept: usize,
+}
+
+/// What shutdown does to jobs in flight.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnShutdown {
+    /// Finish every accepted job, then exit.
+    #[default]
+    Finish,
+    /// Cancel every unfinished job, then exit.
+    Cancel,
+}
+
+/// The format of log lines.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: vec!["unix:///run/cuzk/cuzk.sock".into()],
+            metrics_listen: None,
+            max_message_bytes: 272 << 20,
+            cancel_on_disconnect: true,
+            on_shutdown: OnShutdown::Finish,
+            log_format: LogFormat::Text,
+            log_filter: "info".into(),
+        }
+    }
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            backend: "auto".into(),
+            memory_budget_gib: None,
+            synthesis_workers: None,
+            synthesis: "recorded".into(),
+            recordings_dir: None,
+        }
+    }
+}
+
+impl Default for ParamsConfig {
+    fn default() -> Self {
+        ParamsConfig { dir: PathBuf::from("/var/tmp/filecoin-proof-parameters"), preload: Vec::new() }
+    }
+}
+
+impl Default for ResultsConfig {
+    fn default() -> Self {
+        ResultsConfig { retention_secs: 600, max_kept: 10_000 }
+    }
+}
+
+impl Config {
+    /// Parses and checks a TOML configuration.
+    pub fn from_toml(text: &str) -> Result<Config, DaemonError> {
+        let config: Config = toml::from_str(text).map_err(|e| DaemonError::Config(e.to_string()))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Reads, parses and checks a TOML configuration file.
+    pub fn load(path: &Path) -> Result<Config, DaemonError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| DaemonError::Io { path: path.to_path_buf(), source })?;
+        Config::from_toml(&text).map_err(|e| match e {
+            DaemonError::Config(why) => DaemonError::Config(format!("{}: {why}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Checks every value a type cannot: addresses, ranges, names.
+    pub fn check(&self) -> Result<(), DaemonError> {
+        let bad = |key: &str, why: String| Err(DaemonError::Config(format!("{key}: {why}")));
+        if self.server.listen.is_empty() {
+            return bad("server.listen", "no address to serve on".into());
+        }
+        for a in &self.server.listen {
+            a.parse::<Address>().map_err(|e| DaemonError::Config(format!("server.listen: {e}")))?;
+        }
+        if let Some(m) = &self.server.metrics_listen {
+            match m.parse::<Address>() {
+                Ok(Address::Tcp(_)) => {}
+                Ok(Address::Unix(_)) => return bad("server.metrics_listen", format!("{m}: HTTP is served on TCP only")),
+                Err(e) => return bad("server.metrics_listen", e),
+            }
+        }
+        if self.server.max_message_bytes < MIN_MESSAGE_BYTES {
+            let have = self.server.max_message_bytes;
+            let why = format!("{have} is below {MIN_MESSAGE_BYTES} (256 MiB, Curio's largest request)");
+            return bad("server.max_message_bytes", why);
+        }
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.server.log_filter) {
+            return bad("server.log_filter", e.to_string());
+        }
+        self.backend().map_err(|e| DaemonError::Config(format!("engine.backend: {e}")))?;
+        self.synthesis().map_err(|e| DaemonError::Config(format!("engine.synthesis: {e}")))?;
+        if let Some(gib) = self.engine.memory_budget_gib {
+            if !(gib.is_finite() && gib > 0.0 && gib < (1u64 << 34) as f64) {
+                return bad("engine.memory_budget_gib", format!("{gib} is not a positive size in GiB"));
+            }
+        }
+        if self.engine.synthesis_workers == Some(0) {
+            return bad("engine.synthesis_workers", "0: at least one is needed".into());
+        }
+        if self.results.max_kept == 0 {
+            return bad("results.max_kept", "0: a result must be kept until it is read".into());
+        }
+        for id in &self.params.preload {
+            crate::kinds::params_for_circuit(&self.params.dir, id)
+                .map_err(|e| DaemonError::Config(format!("params.preload: {}", e.message())))?;
+        }
+        Ok(())
+    }
+
+    /// The engine's backend choice.
+    pub fn backend(&self) -> Result<BackendChoice, String> {
+        self.engine.backend.parse()
+    }
+
+    /// The engine's synthesis mode.
+    pub fn synthesis(&self) -> Result<SynthesisMode, String> {
+        self.engine.synthesis.parse()
+    }
+
+    /// Logs every value, one line per section, so a log shows what the
+    /// daemon ran with.
+    pub fn log(&self) {
+        let s = &self.server;
+        tracing::info!(
+            listen = ?s.listen,
+            metrics_listen = ?s.metrics_listen,
+            max_message_bytes = s.max_message_bytes,
+            cancel_on_disconnect = s.cancel_on_disconnect,
+            on_shutdown = ?s.on_shutdown,
+            log_format = ?s.log_format,
+            log_filter = %s.log_filter,
+            "config [server]"
+        );
+        let e = &self.engine;
+        tracing::info!(
+            backend = %e.backend,
+            memory_budget_gib = ?e.memory_budget_gib,
+            synthesis_workers = ?e.synthesis_workers,
+            synthesis = %e.synthesis,
+            recordings_dir = ?e.recordings_dir,
+            "config [engine]"
+        );
+        tracing::info!(dir = %self.params.dir.display(), preload = ?self.params.preload, "config [params]");
+        let r = &self.results;
+        tracing::info!(retention_secs = r.retention_secs, max_kept = r.max_kept, "config [results]");
+    }
+
+    /// The engine's configuration.
+    pub(crate) fn engine_config(&self) -> Result<cuzk_pipeline::Config, DaemonError> {
+        let mut c = cuzk_pipeline::Config {
+            backend: self.backend().map_err(DaemonError::Config)?,
+            synthesis: self.synthesis().map_err(DaemonError::Config)?,
+            recordings_dir: self.engine.recordings_dir.clone(),
+            ..cuzk_pipeline::Config::default()
+        };
+        if let Some(gib) = self.engine.memory_budget_gib {
+            c.memory_budget = (gib * (1u64 << 30) as f64) as u64;
+        }
+        if let Some(n) = self.engine.synthesis_workers {
+            c.synthesis_workers = n;
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_every_default() {
+        let c = Config::from_toml("").unwrap();
+        assert_eq!(c.server.listen, vec!["unix:///run/cuzk/cuzk.sock".to_string()]);
+        assert!(c.server.max_message_bytes >= MIN_MESSAGE_BYTES);
+        assert_eq!(c.backend().unwrap(), BackendChoice::Auto);
+        assert_eq!(c.synthesis().unwrap(), SynthesisMode::Recorded);
+        assert_eq!((c.results.retention_secs, c.results.max_kept), (600, 10_000));
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        let c = Config::from_toml(
+            r#"
+            [server]
+            listen = ["unix:///tmp/x.sock", "127.0.0.1:9820"]
+            metrics_listen = "127.0.0.1:9821"
+            max_message_bytes = 536870912
+            cancel_on_disconnect = false
+            on_shutdown = "cancel"
+            log_format = "json"
+            log_filter = "debug"
+            [engine]
+            backend = "cpu"
+            memory_budget_gib = 1.5
+            synthesis_workers = 3
+            synthesis = "classic"
+            recordings_dir = "/tmp/rec"
+            [params]
+            dir = "/tmp/params"
+            preload = ["wpost-2k", "winning-32g"]
+            [results]
+            retention_secs = 5
+            max_kept = 7
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.server.listen.len(), 2);
+        assert_eq!((c.server.on_shutdown, c.server.log_format), (OnShutdown::Cancel, LogFormat::Json));
+        assert!(!c.server.cancel_on_disconnect);
+        assert_eq!(c.server.log_filter, "debug");
+        let e = c.engine_config().unwrap();
+        assert_eq!((e.backend, e.synthesis, e.synthesis_workers), (BackendChoice::Cpu, SynthesisMode::Classic, 3));
+        assert_eq!(e.memory_budget, 3 << 29);
+        assert_eq!(c.params.preload, vec!["wpost-2k".to_string(), "winning-32g".to_string()]);
+        assert_eq!((c.results.retention_secs, c.results.max_kept), (5, 7));
+    }
+
+    #[test]
+    fn a_file_is_read_and_its_errors_name_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cuzk.toml");
+        std::fs::write(&path, "[results]\nmax_kept = 3\n").unwrap();
+        assert_eq!(Config::load(&path).unwrap().results.max_kept, 3);
+        std::fs::write(&path, "[results]\nmax_kpt = 3\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("configuration: {}: ", path.display())) && err.contains("max_kpt"), "{err}");
+        assert!(matches!(Config::load(&dir.path().join("absent.toml")), Err(DaemonError::Io { .. })));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        for (text, key) in [
+            ("[server]\nlisten_on = []", "listen_on"),
+            ("[engin]\nbackend = \"cpu\"", "engin"),
+            ("[server]\nlisten = []", "server.listen"),
+            ("[server]\nlisten = [\"nowhere\"]", "nowhere"),
+            ("[server]\nlisten = [\"unix://relative.sock\"]", "relative.sock"),
+            ("[server]\nmetrics_listen = \"unix:///tmp/m.sock\"", "server.metrics_listen"),
+            ("[server]\nmax_message_bytes = 4194304", "server.max_message_bytes"),
+            ("[server]\non_shutdown = \"abandon\"", "abandon"),
+            ("[server]\nlog_filter = \"=\"", "server.log_filter"),
+            ("[engine]\nbackend = \"tpu\"", "engine.backend"),
+            ("[engine]\nsynthesis = \"fast\"", "engine.synthesis"),
+            ("[engine]\nmemory_budget_gib = -1.0", "engine.memory_budget_gib"),
+            ("[engine]\nsynthesis_workers = 0", "engine.synthesis_workers"),
+            ("[params]\npreload = [\"porep-1g\"]", "porep-1g"),
+            ("[results]\nmax_kept = 0", "results.max_kept"),
+        ] {
+            let err = Config::from_toml(text).unwrap_err().to_string();
+            assert!(err.contains(key), "{text:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The cuzk proving daemon: one engine kept resident, served over gRPC as
+//! Curio's `cuzk.v1.ProvingEngine` (unix socket and/or TCP), with
+//! idempotent submissions, per-kind priorities, cancellation, bounded
+//! result retention, status, Prometheus metrics and a draining shutdown.
+//!
+//! The only crate of the workspace with an async runtime or gRPC; it reaches
+//! devices only through the engine (`cuzk-pipeline`), and Filecoin's proof
+//! kinds only through `cuzk-filecoin`. The `cuzk daemon` command calls
+//! [`serve_until_signal`]; tests drive [`Server`] with a shutdown of their own.
+#![forbid(unsafe_code)]
+
+/// The TOML configuration.
+pub mod config;
+/// What every RPC acts on: the engine, the job table, metrics.
+mod core;
+/// Errors that stop the daemon.
+mod error;
+/// The Prometheus scrape endpoint.
+mod http;
+/// Jobs by id: claims, states, retention.
+mod jobs;
+/// Proof kinds and their requests, from message to engine job.
+mod kinds;
+/// Listen addresses and binding.
+pub mod listen;
+/// Prometheus metrics.
+mod metrics;
+/// Starting, serving, draining.
+mod server;
+/// The gRPC service.
+mod service;
+/// The protocol pinned byte for byte against Curio's numbering.
+#[cfg(test)]
+mod wire;
+
+/// The messages, client and server generated from `proto/cuzk/v1/proving.proto`.
+#[allow(missing_docs, clippy::all)]
+pub mod proto {
+    tonic::include_proto!("cuzk.v1");
+}
+
+pub use crate::config::{Config, LogFormat, OnShutdown};
+pub use crate::core::Summary;
+pub use crate::error::DaemonError;
+pub use crate::listen::Address;
+pub use crate::server::{run, serve_until_signal, shutdown_signal, Server};
+
+/// Installs the process's log subscriber: lines as `format` says, filtered by
+/// `filter` (tracing's directive syntax; the daemon reads no environment
+/// variable for it). Fails when the filter does not parse or a subscriber is
+/// already installed.
+pub fn init_logging(format: LogFormat, filter: &str) -> Result<(), DaemonError> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| DaemonError::Config(format!("server.log_filter: {e}")))?;
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let installed = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+    installed.map_err(|e| DaemonError::Runtime(format!("installing the log subscriber: {e}")))
+}
