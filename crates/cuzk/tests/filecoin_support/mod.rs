@@ -5,20 +5,14 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::{Once, OnceLock};
 
 use ff::{Field, PrimeField};
-use filecoin_proofs_api::post::{
-    generate_fallback_sector_challenges, generate_single_vanilla_proof, generate_winning_post_sector_challenge,
-    verify_window_post, verify_winning_post,
-};
-use filecoin_proofs_api::seal::{add_piece, seal_pre_commit_phase1, seal_pre_commit_phase2};
-use filecoin_proofs_api::{
-    PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId, UnpaddedBytesAmount,
-};
-use rand::{RngCore, SeedableRng};
+use cuzk::filecoin::SectorSize;
+use filecoin_proofs_api::post::{generate_winning_post_sector_challenge, verify_window_post, verify_winning_post};
+use filecoin_proofs_api::{PublicReplicaInfo, RegisteredPoStProof, SectorId};
+use rand::SeedableRng;
 
 /// The miner every fixture uses.
 pub const MINER: u64 = 1000;
@@ -64,15 +58,8 @@ pub fn scratch() -> &'static Path {
     })
 }
 
-/// One sealed 2 KiB sector.
-pub struct Sector {
-    /// Its number.
-    pub id: SectorId,
-    /// Its replica commitment.
-    pub comm_r: [u8; 32],
-    replica: PathBuf,
-    cache: PathBuf,
-}
+/// A sealed sector (cuzk-filecoin's test data, made by filecoin-proofs-api).
+pub use cuzk::filecoin::testdata::SealedSector as Sector;
 
 /// Three sectors sealed once per test binary (each well under a second):
 /// one more than a 2 KiB WindowPoSt partition holds.
@@ -83,29 +70,8 @@ pub fn sectors() -> &'static [Sector] {
         let dir = scratch().join("sectors");
         std::fs::create_dir_all(&dir).expect("sector directory");
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        (0..3).map(|i| seal(&dir, &mut rng, 200 + i)).collect()
+        (0..3).map(|i| Sector::seal(&dir, SectorSize::Kib2, MINER, 200 + i, &mut rng).expect("seal")).collect()
     })
-}
-
-fn seal(dir: &Path, rng: &mut impl RngCore, number: u64) -> Sector {
-    let proof = RegisteredSealProof::StackedDrg2KiBV1_1;
-    let base = dir.join(format!("s{number}"));
-    let (staged, replica, cache) = (base.with_extension("staged"), base.with_extension("sealed"), base.join("cache"));
-    std::fs::create_dir_all(&cache).expect("sector cache");
-    let piece_size = UnpaddedBytesAmount(2032);
-    let mut piece = vec![0u8; piece_size.0 as usize];
-    rng.fill_bytes(&mut piece);
-    let target = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged).expect("staged");
-    let (piece_info, _) = add_piece(proof, piece.as_slice(), target, piece_size, &[]).expect("add piece");
-    File::create(&replica).expect("replica");
-    let mut ticket = [0u8; 32];
-    rng.fill_bytes(&mut ticket);
-    let id = SectorId::from(number);
-    let prover_id = cuzk::filecoin::prover_id(MINER);
-    let p1 = seal_pre_commit_phase1(proof, &cache, &staged, &replica, prover_id, id, ticket, &[piece_info])
-        .expect("pre-commit phase 1");
-    let p2 = seal_pre_commit_phase2(p1, &cache, &replica).expect("pre-commit phase 2");
-    Sector { id, comm_r: p2.comm_r, replica, cache }
 }
 
 /// Randomness that is a field element, as the chain's is after hashing.
@@ -116,17 +82,7 @@ pub fn randomness(seed: u64) -> [u8; 32] {
 /// The vanilla proofs (bincode, as filecoin-proofs-api writes them) of
 /// `sectors`, challenged by `proof` under `randomness`.
 pub fn vanilla(proof: RegisteredPoStProof, randomness: &[u8; 32], sectors: &[&Sector]) -> Vec<Vec<u8>> {
-    let ids: Vec<SectorId> = sectors.iter().map(|s| s.id).collect();
-    let prover_id = cuzk::filecoin::prover_id(MINER);
-    let challenges =
-        generate_fallback_sector_challenges(proof, randomness, &ids, prover_id).expect("sector challenges");
-    sectors
-        .iter()
-        .map(|s| {
-            let replica = PrivateReplicaInfo::new(proof, s.comm_r, s.cache.clone(), s.replica.clone());
-            generate_single_vanilla_proof(proof, s.id, &replica, &challenges[&s.id]).expect("vanilla proof")
-        })
-        .collect()
+    Sector::post_vanilla(proof, randomness, sectors).expect("vanilla proofs")
 }
 
 /// The WinningPoSt sector filecoin-proofs challenges among `sectors` under `randomness`.
@@ -138,7 +94,7 @@ pub fn winning_sector<'a>(randomness: &[u8; 32], sectors: &'a [Sector]) -> &'a S
 }
 
 fn replicas(proof: RegisteredPoStProof, sectors: &[&Sector]) -> BTreeMap<SectorId, PublicReplicaInfo> {
-    sectors.iter().map(|s| (s.id, PublicReplicaInfo::new(proof, s.comm_r))).collect()
+    sectors.iter().map(|s| (SectorId::from(s.number), PublicReplicaInfo::new(proof, s.comm_r()))).collect()
 }
 
 /// filecoin-proofs' own WinningPoSt verifier on `proof` for `sector`.
