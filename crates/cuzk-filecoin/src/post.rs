@@ -23,7 +23,7 @@ use storage_proofs_post::fallback::{self, FallbackPoStCompound, PublicSector};
 
 pub use filecoin_proofs_api::RegisteredPoStProof;
 
-use crate::{CircuitId, FilecoinCircuit, FilecoinError, ParamCache, SectorSize, Shape, ShapeCircuit};
+use crate::{CircuitId, FilecoinCircuit, FilecoinError, ParamCache, ProofKind, SectorSize, Shape, ShapeCircuit};
 
 /// filecoin-proofs-api's PoSt proof types in the order of their numbers.
 /// Go's `abi.RegisteredPoStProof` (go-state-types) and the FFI use the same
@@ -102,6 +102,16 @@ pub(crate) fn config(proof: RegisteredPoStProof, typ: PoStType) -> Result<PoStCo
         return Err(FilecoinError::UnsupportedProof { proof: format!("{proof:?}"), why });
     }
     Ok(proof.as_v1_config())
+}
+
+/// The circuit shape of a `typ` request for `proof`, refusing a proof type of the other PoSt kind.
+pub(crate) fn circuit_id(proof: RegisteredPoStProof, typ: PoStType) -> Result<CircuitId, FilecoinError> {
+    let kind = match typ {
+        PoStType::Window => ProofKind::WindowPoSt,
+        PoStType::Winning => ProofKind::WinningPoSt,
+    };
+    config(proof, typ)?;
+    Ok(CircuitId::new(kind, sector_size(proof)?))
 }
 
 /// The vanilla public parameters of `cfg`, as filecoin-proofs' PoSt functions
@@ -188,9 +198,35 @@ fn canonical(d: &PoseidonDomain, what: &str) -> Result<(), String> {
     }
 }
 
-/// The public sector a vanilla proof is for.
-pub(crate) fn public_sector<Tree: Shape>(p: &FallbackPoStSectorProof<Tree>) -> PublicSector<PoseidonDomain> {
-    PublicSector { id: p.sector_id, comm_r: p.comm_r }
+/// The prover's public inputs of a request's decoded vanilla proofs: the
+/// randomness and the miner's prover id as field elements, the sectors the
+/// proofs are for, in order, and partition `k`.
+pub(crate) fn prover_inputs<Tree: Shape>(
+    randomness: &[u8; 32],
+    miner_id: u64,
+    vanilla: &[FallbackPoStSectorProof<Tree>],
+    k: Option<usize>,
+) -> Result<fallback::PublicInputs<PoseidonDomain>, FilecoinError> {
+    Ok(fallback::PublicInputs {
+        randomness: domain(randomness, "randomness")?,
+        prover_id: domain(&crate::prover_id(miner_id), "prover_id")?,
+        sectors: vanilla.iter().map(|p| PublicSector { id: p.sector_id, comm_r: p.comm_r }).collect(),
+        k,
+    })
+}
+
+/// filecoin-proofs' circuit of `circuit_id` over the checked vanilla proof
+/// `proof`, built as partition 0 of `pub_in`'s sectors (both kinds prove
+/// exactly one partition per request).
+pub(crate) fn circuit<Tree: Shape>(
+    circuit_id: CircuitId,
+    pub_in: &fallback::PublicInputs<PoseidonDomain>,
+    pp: &fallback::PublicParams,
+    proof: &fallback::Proof<Tree::Proof>,
+) -> Result<FilecoinCircuit, FilecoinError> {
+    let circuit = guarded(|| FallbackPoStCompound::<Tree>::circuit(pub_in, Default::default(), proof, pp, Some(0)))
+        .map_err(|message| FilecoinError::Filecoin { during: format!("building the {:?} circuit", circuit_id.kind), message })?;
+    Ok(Tree::wrap(ShapeCircuit::PoSt(circuit)))
 }
 
 /// Runs a filecoin-proofs call on request data, turning both its error and

@@ -16,8 +16,7 @@ use storage_proofs_core::util::NODE_SIZE;
 use storage_proofs_post::fallback::{self, generate_leaf_challenge, get_challenge_index, FallbackPoStCompound};
 
 use crate::post::{self, blank_of, guarded, identifier_of, RegisteredPoStProof};
-use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, ProofKind, SectorSize};
-use crate::{Shape, ShapeCircuit};
+use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, SectorSize, Shape};
 
 /// The most partitions a deadline holds (the miner actor's
 /// `MaxPartitionsPerDeadline`); a partition index must be below it.
@@ -62,8 +61,7 @@ struct Decoded<Tree: Shape> {
 impl WindowPoStRequest {
     /// The circuit shape, refusing a WinningPoSt proof type.
     pub fn circuit_id(&self) -> Result<CircuitId, FilecoinError> {
-        post::config(self.proof, PoStType::Window)?;
-        Ok(CircuitId::new(ProofKind::WindowPoSt, post::sector_size(self.proof)?))
+        post::circuit_id(self.proof, PoStType::Window)
     }
 
     /// The partition's circuit and the public inputs the verifier computes
@@ -101,12 +99,7 @@ fn decode<Tree: Shape>(req: &WindowPoStRequest) -> Result<Decoded<Tree>, Filecoi
         return Err(FilecoinError::input("vanilla_proofs", reason));
     }
     let vanilla = post::decode_vanilla::<Tree>(&req.vanilla, cfg.challenge_count)?;
-    let pub_in = fallback::PublicInputs {
-        randomness: post::domain(&req.randomness, "randomness")?,
-        prover_id: post::domain(&crate::prover_id(req.miner_id), "prover_id")?,
-        sectors: vanilla.iter().map(post::public_sector).collect(),
-        k: Some(req.partition_index),
-    };
+    let pub_in = post::prover_inputs(&req.randomness, req.miner_id, &vanilla, Some(req.partition_index))?;
     Ok(Decoded { circuit, pp: post::vanilla_params::<Tree>(&cfg)?, cfg, pub_in, vanilla })
 }
 
@@ -129,13 +122,8 @@ fn prepare<Tree: Shape>(req: &WindowPoStRequest) -> Result<Partitions, FilecoinE
     let (d, padded) = checked::<Tree>(req)?;
     // Built as `generate_single_window_post_with_vanilla` builds it: the
     // partition's own sectors, as partition 0 of that list.
-    let circuit = guarded(|| FallbackPoStCompound::<Tree>::circuit(&d.pub_in, Default::default(), &padded, &d.pp, Some(0)))
-        .map_err(|message| FilecoinError::Filecoin { during: "building the WindowPoSt circuit".into(), message })?;
-    Ok(Partitions {
-        circuit_id: d.circuit,
-        circuits: vec![Tree::wrap(ShapeCircuit::PoSt(circuit))],
-        public_inputs: inputs(&d)?,
-    })
+    let circuit = post::circuit::<Tree>(d.circuit, &d.pub_in, &d.pp, &padded)?;
+    Ok(Partitions { circuit_id: d.circuit, circuits: vec![circuit], public_inputs: inputs(&d)? })
 }
 
 fn public_inputs<Tree: Shape>(req: &WindowPoStRequest) -> Result<Vec<Vec<Scalar>>, FilecoinError> {

@@ -12,8 +12,7 @@ use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCompound};
 
 use crate::post::{self, blank_of, guarded, identifier_of, RegisteredPoStProof};
-use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, ProofKind, SectorSize};
-use crate::{Shape, ShapeCircuit};
+use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, SectorSize, Shape};
 
 /// filecoin-proofs' cache identifier of WinningPoSt at `size`.
 pub fn cache_identifier(size: SectorSize) -> Result<String, FilecoinError> {
@@ -55,8 +54,7 @@ struct Decoded<Tree: Shape> {
 impl WinningPoStRequest {
     /// The circuit shape, refusing a WindowPoSt proof type.
     pub fn circuit_id(&self) -> Result<CircuitId, FilecoinError> {
-        post::config(self.proof, PoStType::Winning)?;
-        Ok(CircuitId::new(ProofKind::WinningPoSt, post::sector_size(self.proof)?))
+        post::circuit_id(self.proof, PoStType::Winning)
     }
 
     /// The circuit and the public inputs the verifier computes, after the
@@ -90,12 +88,7 @@ fn decode<Tree: Shape>(req: &WinningPoStRequest) -> Result<Decoded<Tree>, Fileco
         return Err(FilecoinError::input("vanilla_proofs", reason));
     }
     let vanilla = post::decode_vanilla::<Tree>(&req.vanilla, cfg.challenge_count)?;
-    let pub_in = fallback::PublicInputs {
-        randomness: post::domain(&req.randomness, "randomness")?,
-        prover_id: post::domain(&crate::prover_id(req.miner_id), "prover_id")?,
-        sectors: vanilla.iter().map(post::public_sector).collect(),
-        k: None,
-    };
+    let pub_in = post::prover_inputs(&req.randomness, req.miner_id, &vanilla, None)?;
     let pp = post::vanilla_params::<Tree>(&cfg)?;
     // As `verify_winning_post` lists them: the sector once per one-challenge slot.
     let sectors = pub_in.sectors.iter().cycle().take(pp.sector_count).cloned().collect();
@@ -133,14 +126,8 @@ fn check_vanilla<Tree: Shape>(req: &WinningPoStRequest) -> Result<(), FilecoinEr
 
 fn prepare<Tree: Shape>(req: &WinningPoStRequest) -> Result<Partitions, FilecoinError> {
     let (d, unrolled) = checked::<Tree>(req)?;
-    let circuit =
-        guarded(|| FallbackPoStCompound::<Tree>::circuit(&d.pub_in, Default::default(), &unrolled, &d.pp, Some(0)))
-            .map_err(|message| FilecoinError::Filecoin { during: "building the WinningPoSt circuit".into(), message })?;
-    Ok(Partitions {
-        circuit_id: d.circuit,
-        circuits: vec![Tree::wrap(ShapeCircuit::PoSt(circuit))],
-        public_inputs: inputs(&d)?,
-    })
+    let circuit = post::circuit::<Tree>(d.circuit, &d.pub_in, &d.pp, &unrolled)?;
+    Ok(Partitions { circuit_id: d.circuit, circuits: vec![circuit], public_inputs: inputs(&d)? })
 }
 
 fn public_inputs<Tree: Shape>(req: &WinningPoStRequest) -> Result<Vec<Vec<Scalar>>, FilecoinError> {

@@ -6,25 +6,24 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use base64::Engine;
 use blstrs::{Bls12, Scalar};
+use common::shape::{bellpepper_shape, cuzk_blank_shape, Shape};
 use cuzk_filecoin::porep::{self, PoRepRequest};
+use cuzk_filecoin::testdata::{curio_c1_wrapper, SealedSector};
 use cuzk_filecoin::{
     proofs, prover_id, CircuitId, FilecoinCircuit, FilecoinError, ProofKind, SectorSize, ShapeCircuit,
 };
 use cuzk_groth16::{prepare_verifying_key, random_nonzero_scalar, Parameters, PointChecks};
-use cuzk_synth::sha256_native::Sha256;
-use cuzk_synth::{ConstraintSystem, Index, LinearCombination, SynthesisError, TestConstraintSystem, Variable};
-use ff::{Field, PrimeField};
+use cuzk_synth::TestConstraintSystem;
 use filecoin_hashers::sha256::Sha256Hasher;
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::seal::{self, SealCommitPhase1Output, VanillaSealProof};
-use filecoin_proofs_api::{PaddedBytesAmount, RegisteredSealProof, SectorId, UnpaddedBytesAmount};
+use filecoin_proofs_api::{RegisteredSealProof, SectorId};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use storage_proofs_core::compound_proof::CompoundProof;
@@ -48,7 +47,7 @@ fn sealed() -> &'static Sealed {
     SEALED.get_or_init(|| {
         common::init_filecoin_env();
         let started = Instant::now();
-        let sealed = seal_2kib().expect("seal a 2 KiB sector with filecoin-proofs");
+        let sealed = seal_2kib();
         eprintln!(
             "sealed 2 KiB (add piece, PC1, PC2, C1) in {:.2} s; C1 JSON {} B, Curio wrapper {} B",
             started.elapsed().as_secs_f64(),
@@ -59,31 +58,22 @@ fn sealed() -> &'static Sealed {
     })
 }
 
-fn seal_2kib() -> anyhow::Result<Sealed> {
+/// Seals with filecoin-proofs-api through cuzk's test data (add piece, PC1,
+/// PC2), then C1 for a random seed.
+fn seal_2kib() -> Sealed {
     let mut rng = ChaCha20Rng::seed_from_u64(0x5ea1);
-    let dir = tempfile::tempdir()?;
-    let (staged, replica, cache) = (dir.path().join("staged"), dir.path().join("sealed"), dir.path().join("cache"));
-    std::fs::create_dir(&cache)?;
-    let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(SectorSize::Kib2.bytes()));
-    let mut piece = vec![0u8; piece_size.0 as usize];
-    rng.fill_bytes(&mut piece);
-    let mut staged_file = OpenOptions::new().read(true).write(true).create_new(true).open(&staged)?;
-    let (piece_info, _) = seal::add_piece(PROOF, &piece[..], &mut staged_file, piece_size, &[])?;
-    File::create(&replica)?;
-    let (mut ticket, mut seed) = ([0u8; 32], [0u8; 32]);
-    rng.fill_bytes(&mut ticket);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sector = SealedSector::seal(dir.path(), SectorSize::Kib2, MINER, SECTOR, &mut rng).expect("seal 2 KiB");
+    let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
-    let (prover, sector) = (prover_id(MINER), SectorId::from(SECTOR));
-    let pieces = [piece_info];
-    let pc1 = seal::seal_pre_commit_phase1(PROOF, &cache, &staged, &replica, prover, sector, ticket, &pieces)?;
-    let pc2 = seal::seal_pre_commit_phase2(pc1, &cache, &replica)?;
-    let c1 = seal::seal_commit_phase1(&cache, &replica, prover, sector, ticket, seed, pc2, &pieces)?;
-    let c1_json = serde_json::to_vec(&c1)?;
-    let wrapper = curio_wrapper(SECTOR as i64, &c1_json, SectorSize::Kib2.bytes());
-    Ok(Sealed { c1, c1_json, wrapper })
+    let c1 = sector.commit_phase1(seed).expect("commit phase 1");
+    let c1_json = serde_json::to_vec(&c1).expect("C1 as JSON");
+    let wrapper = curio_c1_wrapper(&c1_json, SECTOR, SectorSize::Kib2);
+    Sealed { c1, c1_json, wrapper }
 }
 
-/// Curio's `c1OutputWrapper` as Go's `json.Marshal` writes it.
+/// Curio's `c1OutputWrapper` as Go's `json.Marshal` writes it, with any
+/// sector number and size (including ones Curio never sends).
 fn curio_wrapper(sector: i64, c1_json: &[u8], sector_size: u64) -> Vec<u8> {
     let phase1_out = base64::engine::general_purpose::STANDARD.encode(c1_json);
     let json = serde_json::json!({ "SectorNum": sector, "Phase1Out": phase1_out, "SectorSize": sector_size });
@@ -219,102 +209,6 @@ fn partition_inputs(c1: &SealCommitPhase1Output, k: usize) -> Vec<Scalar> {
     StackedCompound::<SectorShape2KiB, Sha256Hasher>::generate_public_inputs(&pub_in, &pp, Some(k)).unwrap()
 }
 
-/// The form cuzk's `TestConstraintSystem::hash` hashes (SHA-256 of the
-/// input, aux and constraint counts as u64 BE, then each constraint's A, B
-/// and C with like terms merged, zero terms dropped, variables sorted inputs
-/// first, each as tag, index u64 BE, coefficient repr), over any system's
-/// linear combinations, three per constraint.
-fn canonical_hash(counts: [usize; 3], lcs: impl Iterator<Item = Vec<(Index, Scalar)>>) -> String {
-    let mut h = Sha256::new();
-    for n in counts {
-        h.update(&(n as u64).to_be_bytes());
-    }
-    for lc in lcs {
-        let mut merged: BTreeMap<Index, Scalar> = BTreeMap::new();
-        for (index, coeff) in lc {
-            *merged.entry(index).or_insert(Scalar::ZERO) += coeff;
-        }
-        merged.retain(|_, c| !bool::from(c.is_zero()));
-        h.update(&(merged.len() as u64).to_be_bytes());
-        for (index, coeff) in merged {
-            let (tag, i) = match index {
-                Index::Input(i) => (b'I', i),
-                Index::Aux(i) => (b'A', i),
-            };
-            h.update(&[tag]);
-            h.update(&(i as u64).to_be_bytes());
-            h.update(coeff.to_repr().as_ref());
-        }
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A bellperson system's constraints as linear combinations over cuzk's indices.
-fn bellperson_lcs(
-    constraints: &[bellperson::util_cs::Constraint<Scalar>],
-) -> impl Iterator<Item = Vec<(Index, Scalar)>> + '_ {
-    constraints.iter().flat_map(|(a, b, c, _)| [a, b, c]).map(|lc| {
-        lc.iter()
-            .map(|(var, coeff)| {
-                let index = match var.get_unchecked() {
-                    bellperson::Index::Input(i) => Index::Input(i),
-                    bellperson::Index::Aux(i) => Index::Aux(i),
-                };
-                (index, *coeff)
-            })
-            .collect()
-    })
-}
-
-/// A cuzk constraint system that never asks for values, so blank circuits
-/// synthesize; it keeps counts and linear combinations for [`canonical_hash`].
-#[derive(Default)]
-struct ShapeCs {
-    inputs: usize,
-    aux: usize,
-    constraints: Vec<[LinearCombination<Scalar>; 3]>,
-}
-
-impl ConstraintSystem<Scalar> for ShapeCs {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.aux += 1;
-        Ok(Variable(Index::Aux(self.aux - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Scalar, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.inputs += 1;
-        Ok(Variable(Index::Input(self.inputs - 1)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
-    {
-        let zero = LinearCombination::zero;
-        self.constraints.push([a(zero()), b(zero()), c(zero())]);
-    }
-
-    fn get_root(&mut self) -> &mut Self {
-        self
-    }
-}
-
 /// The circuit's shape through cuzk's adapter equals bellperson's. Both test
 /// constraint systems ask every variable for its value, which a blank circuit
 /// has not, so they synthesize the witnessed partition circuit; the blank
@@ -330,32 +224,26 @@ fn circuit_shape_matches_bellperson_2kib() {
     let started = Instant::now();
     let circuit = prepared.circuits.into_iter().next().unwrap();
     let ours = TestConstraintSystem::<Scalar>::synthesize(circuit).unwrap();
-    let counts = [ours.num_inputs(), ours.num_aux(), ours.num_constraints()];
-    let hash = ours.hash();
     assert!(ours.is_satisfied(), "unsatisfied: {:?}", ours.which_is_unsatisfied());
     assert!(ours.verify(&inputs), "the circuit's inputs are not the verifier's");
     assert!(ours.naming_errors().is_empty(), "{:?}", &ours.naming_errors()[..1]);
+    let shape = Shape::of_test_cs(&ours);
     drop(ours);
+    let counts = (shape.inputs, shape.aux, shape.constraints);
     eprintln!("2 KiB PoRep partition: {counts:?} (inputs, aux, constraints), cuzk TestCS in {:.1} s", secs(started));
 
     let started = Instant::now();
     let mut theirs = bellperson::util_cs::test_cs::TestConstraintSystem::<Scalar>::new();
     bellperson::Circuit::synthesize(stacked_circuit(req.prepare().unwrap().circuits.remove(0)), &mut theirs).unwrap();
     assert!(theirs.is_satisfied());
-    let their_counts = [theirs.num_inputs(), theirs.scalar_aux().len(), theirs.num_constraints()];
-    assert_eq!(their_counts, counts);
     let their_constraints = bellpepper_core::Comparable::constraints(&theirs);
-    assert_eq!(canonical_hash(their_counts, bellperson_lcs(their_constraints)), hash);
+    assert_eq!(bellpepper_shape(theirs.num_inputs(), theirs.scalar_aux().len(), their_constraints), shape);
     drop(theirs);
     eprintln!("bellperson TestCS and hash in {:.1} s", secs(started));
 
     let started = Instant::now();
-    let mut shape = ShapeCs { inputs: 1, ..ShapeCs::default() };
-    cuzk_synth::Circuit::synthesize(porep::blank_circuit(SectorSize::Kib2).unwrap(), &mut shape).unwrap();
-    let shape_counts = [shape.inputs, shape.aux, shape.constraints.len()];
-    assert_eq!(shape_counts, counts);
-    let lcs = shape.constraints.iter().flatten().map(|lc| lc.iter().map(|(v, c)| (v.0, *c)).collect());
-    assert_eq!(canonical_hash(shape_counts, lcs), hash);
+    let blank = cuzk_blank_shape(|| porep::blank_circuit(SectorSize::Kib2).unwrap()).unwrap();
+    assert_eq!(blank, shape);
     eprintln!("blank circuit through cuzk's adapter in {:.1} s", secs(started));
 }
 

@@ -15,13 +15,14 @@ use cuzk_filecoin::winning_post::{self, WinningPoStRequest};
 use cuzk_filecoin::{proofs, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, ProofKind, SectorSize, ShapeCircuit};
 use cuzk_groth16::params::PointChecks;
 use cuzk_groth16::Parameters;
+use common::shape::{bellpepper_hash, bellpepper_shape, cuzk_blank_shape, Format, Shape};
+use cuzk_filecoin::testdata::SealedSector;
 use cuzk_synth::TestConstraintSystem;
 use filecoin_proofs::{
     generate_single_window_post_with_vanilla, generate_winning_post_with_vanilla, merge_window_post_partition_proofs,
     verify_window_post, verify_winning_post, FallbackPoStSectorProof, PartitionSnarkProof, PoStConfig,
 };
-use post_support::shape::{BpShapeCs, ShapeCs};
-use post_support::{public_replicas, randomness, sealed, timed, vanilla, Sector, Tree, MINER};
+use post_support::{id, public_replicas, randomness, sealed, timed, vanilla, Tree, MINER};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use storage_proofs_core::compound_proof::CompoundProof;
@@ -54,13 +55,13 @@ fn window_request(proof: RegisteredPoStProof, r: [u8; 32], k: usize, vanilla: Ve
     WindowPoStRequest { proof, randomness: r, miner_id: MINER, partition_index: k, vanilla }
 }
 
-fn winning_verifies(cfg: &PoStConfig, r: &[u8; 32], sector: &Sector, comm_r: [u8; 32], proof: &[u8]) -> bool {
-    let replicas = [(sector.id, filecoin_proofs::PublicReplicaInfo::new(comm_r).unwrap())];
+fn winning_verifies(cfg: &PoStConfig, r: &[u8; 32], sector: &SealedSector, comm_r: [u8; 32], proof: &[u8]) -> bool {
+    let replicas = [(id(sector), filecoin_proofs::PublicReplicaInfo::new(comm_r).unwrap())];
     let prover_id = cuzk_filecoin::prover_id(MINER);
     matches!(verify_winning_post::<Tree>(cfg, r, &replicas, prover_id, proof), Ok(true))
 }
 
-fn window_verifies(proof_type: RegisteredPoStProof, r: &[u8; 32], sectors: &[&Sector], proof: &[u8]) -> bool {
+fn window_verifies(proof_type: RegisteredPoStProof, r: &[u8; 32], sectors: &[&SealedSector], proof: &[u8]) -> bool {
     let cfg = proof_type.as_v1_config();
     let prover_id = cuzk_filecoin::prover_id(MINER);
     matches!(verify_window_post::<Tree>(&cfg, r, &public_replicas(sectors), prover_id, proof), Ok(true))
@@ -78,7 +79,7 @@ fn winning_post_end_to_end() {
     let cfg = WINNING.as_v1_config();
     let sector = &sealed().sectors[0];
     let r = randomness(1);
-    let vanilla = vanilla(&cfg, &r, &[sector]);
+    let vanilla = vanilla(WINNING, &r, &[sector]);
     let req = winning_request(r, vanilla.clone());
     req.check_vanilla().unwrap();
     let partitions = timed("winning: prepare", || req.prepare().unwrap());
@@ -92,7 +93,7 @@ fn winning_post_end_to_end() {
         proofs::join(&cuzk_groth16::prove(&params, &assignments, &[(blind_r, blind_s)]).unwrap())
     });
     assert_eq!(bytes.len(), 192);
-    assert!(winning_verifies(&cfg, &r, sector, sector.comm_r, &bytes), "filecoin-proofs refuses cuzk's proof");
+    assert!(winning_verifies(&cfg, &r, sector, sector.comm_r(), &bytes), "filecoin-proofs refuses cuzk's proof");
     req.verify(&cache, &bytes).unwrap();
 
     let bp_params = BpParameters::<Bls12>::build_mapped_parameters(path, false).unwrap();
@@ -111,14 +112,14 @@ fn winning_post_end_to_end() {
     // What must not verify: the prover id is not an input of the PoSt SNARK
     // (filecoin-notes §9), so only randomness, sector data and bytes count.
     let other_r = randomness(2);
-    assert!(!winning_verifies(&cfg, &other_r, sector, sector.comm_r, &bytes));
+    assert!(!winning_verifies(&cfg, &other_r, sector, sector.comm_r(), &bytes));
     assert!(winning_request(other_r, vanilla.clone()).verify(&cache, &bytes).is_err());
     let other = &sealed().sectors[1];
-    assert!(!winning_verifies(&cfg, &r, sector, other.comm_r, &bytes));
-    assert!(!winning_verifies(&cfg, &r, other, other.comm_r, &bytes));
+    assert!(!winning_verifies(&cfg, &r, sector, other.comm_r(), &bytes));
+    assert!(!winning_verifies(&cfg, &r, other, other.comm_r(), &bytes));
     let mut flipped = bytes.clone();
     flipped[100] ^= 1;
-    assert!(!winning_verifies(&cfg, &r, sector, sector.comm_r, &flipped));
+    assert!(!winning_verifies(&cfg, &r, sector, sector.comm_r(), &flipped));
     assert!(req.verify(&cache, &flipped).is_err());
 }
 
@@ -133,12 +134,12 @@ fn post_circuit(mut partitions: cuzk_filecoin::Partitions) -> FallbackPoStCircui
 #[test]
 fn window_post_partitions_merge_and_verify() {
     let (cache, params, _) = params(ProofKind::WindowPoSt);
-    let sectors: Vec<&Sector> = sealed().sectors.iter().collect();
+    let sectors: Vec<&SealedSector> = sealed().sectors.iter().collect();
     let r = randomness(4);
     for (proof_type, abi) in [(WINDOW, 10), (WINDOW_V1, 5)] {
         assert_eq!(proof_from_abi(abi).unwrap(), proof_type);
         let cfg = proof_type.as_v1_config();
-        let vanilla = vanilla(&cfg, &r, &sectors);
+        let vanilla = vanilla(proof_type, &r, &sectors);
         // Three sectors: partition 0 holds two, partition 1 one (padded).
         let parts = [(0, vanilla[..2].to_vec()), (1, vanilla[2..].to_vec())];
         let mut merged = Vec::new();
@@ -173,8 +174,7 @@ fn window_post_partitions_merge_and_verify() {
     }
 
     // A deadline of two sectors is one partition, proved alone.
-    let cfg = WINDOW.as_v1_config();
-    let vanilla = vanilla(&cfg, &r, &sectors[..2]);
+    let vanilla = vanilla(WINDOW, &r, &sectors[..2]);
     let req = window_request(WINDOW, r, 0, vanilla.clone());
     let bytes = cuzk_prove(req.prepare().unwrap(), &params, 20);
     assert!(window_verifies(WINDOW, &r, &sectors[..2], &bytes));
@@ -189,10 +189,9 @@ fn window_post_partitions_merge_and_verify() {
 
 #[test]
 fn bad_requests_are_refused_before_proving() {
-    let sectors: Vec<&Sector> = sealed().sectors.iter().collect();
+    let sectors: Vec<&SealedSector> = sealed().sectors.iter().collect();
     let r = randomness(7);
-    let cfg = WINDOW.as_v1_config();
-    let good = vanilla(&cfg, &r, &sectors[..2]);
+    let good = vanilla(WINDOW, &r, &sectors[..2]);
     let input_field = |e: FilecoinError| match e {
         FilecoinError::Input { field, .. } => field,
         other => panic!("expected an input error, got {other}"),
@@ -209,7 +208,7 @@ fn bad_requests_are_refused_before_proving() {
     let mut hostile = good.clone();
     hostile[0] = [&hostile[0][..40], &(1u64 << 61).to_le_bytes()[..], &hostile[0][48..]].concat();
     assert_eq!(input_field(req(0, hostile).prepare().err().unwrap()), "vanilla_proofs[0]");
-    let three = vanilla(&cfg, &r, &sectors);
+    let three = vanilla(WINDOW, &r, &sectors);
     assert_eq!(input_field(req(0, three).prepare().err().unwrap()), "vanilla_proofs");
     assert_eq!(input_field(req(0, Vec::new()).prepare().err().unwrap()), "vanilla_proofs");
     let bad_r = WindowPoStRequest { randomness: [0xff; 32], ..req(0, good.clone()) };
@@ -220,10 +219,10 @@ fn bad_requests_are_refused_before_proving() {
     assert_eq!(input_field(req(0, non_canonical).prepare().err().unwrap()), "vanilla_proofs[0]");
     // Another sector's comm_r: well formed, but the vanilla proof fails.
     let mut swapped = good.clone();
-    swapped[0][8..40].copy_from_slice(&sectors[1].comm_r);
+    swapped[0][8..40].copy_from_slice(&sectors[1].comm_r());
     assert!(matches!(req(0, swapped).check_vanilla(), Err(FilecoinError::InvalidVanilla { .. })));
     // Api 1.0 challenges depend on the partition index: the wrong one fails the vanilla check.
-    let v1 = vanilla(&WINDOW_V1.as_v1_config(), &r, &sectors);
+    let v1 = vanilla(WINDOW_V1, &r, &sectors);
     assert!(matches!(
         window_request(WINDOW_V1, r, 1, v1[..2].to_vec()).prepare(),
         Err(FilecoinError::InvalidVanilla { .. })
@@ -235,7 +234,7 @@ fn bad_requests_are_refused_before_proving() {
     let window_as_winning = WinningPoStRequest { proof: WINDOW, ..winning_request(r, good.clone()) };
     assert!(matches!(window_as_winning.prepare(), Err(FilecoinError::UnsupportedProof { .. })));
     let winning_cfg = WINNING.as_v1_config();
-    let win = vanilla(&winning_cfg, &r, &sectors[..1]);
+    let win = vanilla(WINNING, &r, &sectors[..1]);
     winning_request(r, win.clone()).check_vanilla().unwrap();
     let two = [win.clone(), win.clone()].concat();
     assert_eq!(input_field(winning_request(r, two).prepare().err().unwrap()), "vanilla_proofs");
@@ -273,17 +272,19 @@ fn blank_circuits_match_filecoin_proofs_shape() {
             _ => filecoin_proofs::parameters::winning_post_public_params::<Tree>(&cfg),
         }
         .unwrap();
-        let mut theirs = BpShapeCs::new();
+        let mut blank_cs = bellperson::util_cs::metric_cs::MetricCS::<Scalar>::new();
         let blank = <FallbackPoStCompound<Tree> as CompoundProof<_, _>>::blank_circuit(&pp);
-        bellperson::Circuit::synthesize(blank, &mut theirs).unwrap();
-        let theirs = theirs.0.summary();
-        let mut ours = ShapeCs::new();
-        let blank = match kind {
-            ProofKind::WindowPoSt => window_post::blank_circuit(SectorSize::Kib2),
-            _ => winning_post::blank_circuit(SectorSize::Kib2),
-        };
-        cuzk_synth::Circuit::synthesize(blank.unwrap(), &mut ours).unwrap();
-        assert_eq!(ours.summary(), theirs, "{kind:?}");
+        bellperson::Circuit::synthesize(blank, &mut blank_cs).unwrap();
+        let (inputs, aux) = (blank_cs.num_inputs(), bellperson::util_cs::Comparable::aux(&blank_cs).len());
+        let constraints = bellperson::util_cs::Comparable::constraints(&blank_cs);
+        let theirs = bellpepper_shape(inputs, aux, constraints);
+        let their_bellpepper_hash = bellpepper_hash(Format::Bellpepper, inputs, aux, constraints);
+        drop(blank_cs);
+        let ours = cuzk_blank_shape(|| match kind {
+            ProofKind::WindowPoSt => window_post::blank_circuit(SectorSize::Kib2).unwrap(),
+            _ => winning_post::blank_circuit(SectorSize::Kib2).unwrap(),
+        });
+        assert_eq!(ours.unwrap(), theirs, "{kind:?}");
         eprintln!("{kind:?} 2 KiB: {theirs:?}");
 
         // A real circuit through both test systems: same shape as the blank
@@ -291,8 +292,8 @@ fn blank_circuits_match_filecoin_proofs_shape() {
         let sectors = &sealed().sectors;
         let r = randomness(9);
         let prepared = || match kind {
-            ProofKind::WindowPoSt => window_request(proof_type, r, 0, vanilla(&cfg, &r, &[&sectors[0]])).prepare(),
-            _ => winning_request(r, vanilla(&cfg, &r, &[&sectors[0]])).prepare(),
+            ProofKind::WindowPoSt => window_request(proof_type, r, 0, vanilla(proof_type, &r, &[&sectors[0]])).prepare(),
+            _ => winning_request(r, vanilla(proof_type, &r, &[&sectors[0]])).prepare(),
         };
         let mut partitions = prepared().unwrap();
         let expected_inputs = partitions.public_inputs.remove(0);
@@ -300,15 +301,13 @@ fn blank_circuits_match_filecoin_proofs_shape() {
         assert!(cuzk_cs.is_satisfied(), "{:?}", cuzk_cs.which_is_unsatisfied());
         assert!(cuzk_cs.verify(&expected_inputs));
         assert!(cuzk_cs.naming_errors().is_empty());
-        let counts = (cuzk_cs.num_inputs(), cuzk_cs.num_aux(), cuzk_cs.num_constraints());
-        assert_eq!(counts, (theirs.inputs, theirs.aux, theirs.constraints));
-        assert_eq!(cuzk_cs.hash(), theirs.cuzk_hash);
+        assert_eq!(Shape::of_test_cs(&cuzk_cs), theirs);
         let mut bp_cs = bellperson::util_cs::test_cs::TestConstraintSystem::<Scalar>::new();
         bellperson::Circuit::synthesize(post_circuit(prepared().unwrap()), &mut bp_cs).unwrap();
         assert!(bp_cs.is_satisfied());
         assert!(bp_cs.verify(&expected_inputs));
         assert_eq!((bp_cs.num_inputs(), bp_cs.num_constraints()), (theirs.inputs, theirs.constraints));
-        assert_eq!(bp_cs.hash(), theirs.bellpepper_hash);
+        assert_eq!(bp_cs.hash(), their_bellpepper_hash);
     }
 }
 

@@ -4,17 +4,15 @@
 //! proof verified by filecoin-proofs, filecoin-proofs' verified by cuzk).
 
 mod common;
-#[path = "snap/sector.rs"]
-mod sector;
-#[path = "snap/shape.rs"]
-mod shape;
 
 use std::sync::Mutex;
 use std::time::Instant;
 
 use blstrs::Scalar;
 use cuzk_filecoin::commitment::{to_cid_bytes, CommitmentKind};
+use common::shape::{self, Shape};
 use cuzk_filecoin::snap::{self, SnapRequest, MAX_PARTITION_PROOF_BYTES};
+use cuzk_filecoin::testdata::{self, SealedSector, SnapInputs};
 use cuzk_filecoin::{proofs, CircuitId, FilecoinError, ProofKind, SectorSize};
 use filecoin_proofs::SectorShapeBase;
 use filecoin_proofs_api::update::{generate_empty_sector_update_proof_with_vanilla, verify_empty_sector_update_proof};
@@ -24,8 +22,8 @@ use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_update::constants::{h_default, TreeDDomain, TreeRDomain};
 use storage_proofs_update::{EmptySectorUpdateCompound, PartitionProof, PublicInputs, PublicParams};
 
-use sector::{updated_2k, Updated, UPDATE_2K};
-
+/// The update proof every 2 KiB test uses.
+const UPDATE_2K: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
 const SNAP_2K: CircuitId = CircuitId { kind: ProofKind::SnapDeals, sector_size: SectorSize::Kib2 };
 
 /// The tests that hold gigabytes (parameters, proving, recorded systems) run one at a time.
@@ -35,15 +33,28 @@ fn heavy() -> std::sync::MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn request(s: &Updated, comm_r_old: &[u8], comm_r_new: &[u8], comm_d_new: &[u8]) -> Result<SnapRequest, FilecoinError> {
+/// A committed-capacity 2 KiB sector sealed with filecoin-proofs-api, updated
+/// with pseudo-random data from `seed`: the SnapDeals inputs Curio sends (no
+/// parameters are needed for any of it; it takes about a second).
+fn updated_2k(seed: u64) -> SnapInputs {
+    common::init_filecoin_env();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+    let cc = SealedSector::seal_cc(dir.path(), SectorSize::Kib2, 1000, 1, &mut rng).expect("seal a CC sector");
+    let updated = testdata::update(&cc, dir.path(), &mut rng).expect("update the CC sector");
+    assert_eq!(updated.proof, UPDATE_2K);
+    updated
+}
+
+fn request(s: &SnapInputs, comm_r_old: &[u8], comm_r_new: &[u8], comm_d_new: &[u8]) -> Result<SnapRequest, FilecoinError> {
     SnapRequest::new(UPDATE_2K, s.vanilla.clone(), comm_r_old, comm_r_new, comm_d_new)
 }
 
-fn digests(s: &Updated) -> SnapRequest {
+fn digests(s: &SnapInputs) -> SnapRequest {
     request(s, &s.comm_r_old, &s.comm_r_new, &s.comm_d_new).expect("digest request")
 }
 
-fn cids(s: &Updated) -> SnapRequest {
+fn cids(s: &SnapInputs) -> SnapRequest {
     let (sealed, unsealed) = (CommitmentKind::Sealed, CommitmentKind::Unsealed);
     let comm_r_old = to_cid_bytes(sealed, &s.comm_r_old);
     let comm_r_new = to_cid_bytes(sealed, &s.comm_r_new);
@@ -184,8 +195,7 @@ fn circuit_matches_bellperson_constraint_for_constraint() {
     let cs = cuzk_synth::TestConstraintSystem::<Scalar>::synthesize(circuit).expect("cuzk synthesis");
     assert!(cs.is_satisfied(), "unsatisfied: {:?}", cs.which_is_unsatisfied());
     assert!(cs.naming_errors().is_empty(), "{:?}", &cs.naming_errors()[..1]);
-    let (inputs, aux, constraints) = (cs.num_inputs(), cs.num_aux(), cs.num_constraints());
-    let ours = shape::Shape { inputs, aux, constraints, hash: cs.hash() };
+    let ours = Shape::of_test_cs(&cs);
     drop(cs);
     eprintln!("cuzk TestConstraintSystem over the 2 KiB update circuit: {}", seconds(started));
     assert_eq!(ours.constraints, 1_705_039, "storage-proofs-update tests/circuit.rs pins 2 KiB at 1,705,039");

@@ -1,9 +1,12 @@
 //! What every Filecoin test binary shares: one parameter cache, generated
 //! once per target directory (random test parameters are minutes of CPU at
 //! 2 KiB PoRep), and filecoin-proofs' own caches pointed at it before its
-//! first use, so its verifiers read the parameters cuzk wrote.
+//! first use, so its verifiers read the parameters cuzk wrote; and the
+//! canonical form circuit shapes are compared in ([`shape`]).
 
 #![allow(dead_code)]
+
+pub mod shape;
 
 use std::path::PathBuf;
 use std::sync::{Mutex, Once};
