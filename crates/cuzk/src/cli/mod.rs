@@ -64,7 +64,7 @@ enum Command {
     /// Run the engine for a while under random load, verify every proof, and
     /// report proofs, invalid proofs, lost jobs, failures and memory.
     Soak(soak::SoakArgs),
-    /// Filecoin's proof kinds (WinningPoSt, WindowPoSt): prove, verify, parameters.
+    /// Filecoin's proof kinds (PoRep, SnapDeals, WindowPoSt, WinningPoSt): prove, verify, parameters, test data.
     #[cfg(feature = "filecoin")]
     Filecoin {
         #[command(subcommand)]

@@ -1,14 +1,19 @@
 //! `cuzk filecoin`: Filecoin's proof kinds from the files Curio's inputs come
-//! in (`prove`, `verify`), and the parameter cache (`params`). Compiled only
+//! in (`prove`, `verify`), the parameter cache (`params`), and real inputs
+//! at the test sizes made by filecoin-proofs (`test-data`). Compiled only
 //! with the `filecoin` feature.
 //!
 //! Each kind is a subcommand of `prove` and `verify` with its own inputs
 //! ([`request::Kind`]); a new kind is one variant there, its arguments and
 //! the request they build.
 
+mod cid;
 mod params;
+mod porep;
 mod prove;
 mod request;
+mod snap;
+mod test_data;
 mod verify;
 
 use std::process::ExitCode;
@@ -33,6 +38,10 @@ pub enum FilecoinCommand {
     },
     /// List a Filecoin parameter cache's files, or write random test parameters into it.
     Params(params::ParamsArgs),
+    /// Seal a test sector (2KiB, 8MiB or 512MiB) with filecoin-proofs and
+    /// write the inputs of every kind, as Curio would send them, with a
+    /// manifest of the commands that prove them.
+    TestData(test_data::TestDataArgs),
 }
 
 /// Runs `cuzk filecoin ...`.
@@ -41,5 +50,6 @@ pub fn run(command: &FilecoinCommand) -> Result<ExitCode, Error> {
         FilecoinCommand::Prove { kind } => prove::run(kind),
         FilecoinCommand::Verify { kind } => verify::run(kind),
         FilecoinCommand::Params(args) => params::run(args),
+        FilecoinCommand::TestData(args) => test_data::run(args),
     }
 }

@@ -2,7 +2,8 @@
 //! and `verify`, and the request they make: the parameter cache, the
 //! registered proof, randomness, miner, and the vanilla proofs in either of
 //! the forms Curio keeps them (a JSON array of base64 strings, or one raw
-//! bincode file per sector).
+//! bincode file per sector or partition). PoRep's C1 files are read in
+//! [`super::porep`], SnapDeals' commitments in [`super::snap`].
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,8 @@ use cuzk::filecoin::winning_post::WinningPoStRequest;
 use cuzk::filecoin::{FilecoinError, ParamCache, Request};
 use cuzk::Error;
 
+use super::porep::PoRepArgs;
+use super::snap::SnapArgs;
 use crate::cli::limits;
 
 /// Largest `--vanilla` JSON file read: Curio's `[][]byte` of a full 32 GiB
@@ -32,6 +35,12 @@ pub enum Kind<X: Args> {
     WinningPost(PoSt<X>),
     /// WindowPoSt: the vanilla proofs of one partition's sectors, in order.
     WindowPost(WindowPoSt<X>),
+    /// PoRep C2 (seal commit phase 2): a sector's commit proof from its C1
+    /// output (Curio's c1.json, or the raw C1 JSON with the sector number).
+    Porep(PoRep<X>),
+    /// SnapDeals (prove replica update 2): the update's vanilla partition
+    /// proofs and its three commitments.
+    Snap(Snap<X>),
 }
 
 /// The inputs of a WinningPoSt.
@@ -55,6 +64,28 @@ pub struct WindowPoSt<X: Args> {
     /// The partition's index in the deadline.
     #[arg(long, value_name = "N")]
     partition_index: usize,
+    #[command(flatten)]
+    extra: X,
+}
+
+/// The inputs of a PoRep C2.
+#[derive(Args)]
+pub struct PoRep<X: Args> {
+    #[command(flatten)]
+    cache: CacheArgs,
+    #[command(flatten)]
+    porep: PoRepArgs,
+    #[command(flatten)]
+    extra: X,
+}
+
+/// The inputs of a SnapDeals proof.
+#[derive(Args)]
+pub struct Snap<X: Args> {
+    #[command(flatten)]
+    cache: CacheArgs,
+    #[command(flatten)]
+    snap: SnapArgs,
     #[command(flatten)]
     extra: X,
 }
@@ -88,12 +119,14 @@ struct PoStArgs {
 /// The vanilla proofs, in one of the two forms.
 #[derive(Args)]
 #[group(required = true, multiple = false)]
-struct VanillaArgs {
+pub(super) struct VanillaArgs {
     /// The vanilla proofs as Curio stores them: a JSON array of standard
-    /// base64 strings, one bincode sector proof each.
+    /// base64 strings, one bincode proof each (a sector's for PoSt, a
+    /// partition's for SnapDeals).
     #[arg(long, value_name = "FILE")]
     vanilla: Option<PathBuf>,
-    /// One sector's vanilla proof, raw bincode (repeat in sector order).
+    /// One vanilla proof, raw bincode (repeat, in order: the partition's
+    /// sectors for PoSt, the update's partitions for SnapDeals).
     #[arg(long, value_name = "FILE")]
     vanilla_bin: Vec<PathBuf>,
 }
@@ -110,12 +143,14 @@ pub struct Input<'a, X> {
     pub extra: &'a X,
 }
 
-/// The files vanilla proofs were read from.
-enum Source {
+/// The files a request was read from.
+pub(super) enum Source {
     /// `--vanilla`: one JSON array.
     Json(PathBuf),
     /// `--vanilla-bin`, in order.
     Bin(Vec<PathBuf>),
+    /// `--c1` or `--c1-json`: a C1 output.
+    C1(PathBuf),
 }
 
 impl<X> Input<'_, X> {
@@ -124,6 +159,7 @@ impl<X> Input<'_, X> {
         match &self.source {
             Source::Json(f) => vec![f.as_path()],
             Source::Bin(files) => files.iter().map(PathBuf::as_path).collect(),
+            Source::C1(f) => vec![f.as_path()],
         }
     }
 
@@ -136,6 +172,7 @@ impl<X> Input<'_, X> {
         let source = index.and_then(|i: usize| match &self.source {
             Source::Json(f) => Some(format!("entry {i} of {}", f.display())),
             Source::Bin(files) => files.get(i).map(|f| f.display().to_string()),
+            Source::C1(_) => None,
         });
         let field = match source {
             Some(source) => format!("{field} ({source})"),
@@ -174,6 +211,16 @@ impl<X: Args> Kind<X> {
                 };
                 Ok(Input { request: request.into(), cache, source, extra: &a.extra })
             }
+            Kind::Porep(a) => {
+                let cache = a.cache.open()?;
+                let (request, source) = a.porep.request()?;
+                Ok(Input { request, cache, source, extra: &a.extra })
+            }
+            Kind::Snap(a) => {
+                let cache = a.cache.open()?;
+                let (request, source) = a.snap.request()?;
+                Ok(Input { request, cache, source, extra: &a.extra })
+            }
         }
     }
 }
@@ -192,7 +239,7 @@ impl CacheArgs {
 
 impl VanillaArgs {
     /// The vanilla proofs and the files they came from.
-    fn read(&self) -> Result<(Vec<Vec<u8>>, Source), Error> {
+    pub(super) fn read(&self) -> Result<(Vec<Vec<u8>>, Source), Error> {
         match &self.vanilla {
             Some(json) => Ok((vanilla_json(json)?, Source::Json(json.clone()))),
             None => {

@@ -1,0 +1,166 @@
+//! `cuzk filecoin test-data`: real inputs of every kind at a test sector
+//! size, made by filecoin-proofs itself as a provider's pipeline makes them
+//! (cuzk-filecoin's `testdata`), written in the forms Curio sends them, with
+//! a manifest of the commands that prove them.
+//!
+//! filecoin-proofs reads its settings from the environment once, on first
+//! use: before the first call this command points its parent cache at the
+//! run's work directory (removed at the end) unless the user chose one, so
+//! a test run writes nothing under /var/tmp.
+
+mod manifest;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use base64::Engine as _;
+use blstrs::Scalar;
+use clap::Args;
+use cuzk::filecoin::testdata::{self, curio_c1_wrapper, SealedSector};
+use cuzk::filecoin::SectorSize;
+use cuzk::Error;
+use ff::{Field, PrimeField};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use crate::cli::output::{self, Output};
+use manifest::Manifest;
+
+/// The sector sealed with random data (PoRep, both PoSts).
+const DATA_SECTOR: u64 = 1;
+/// The committed-capacity sector SnapDeals updates.
+const CC_SECTOR: u64 = 2;
+
+/// Arguments of `cuzk filecoin test-data`.
+#[derive(Args)]
+pub struct TestDataArgs {
+    /// The sector size: 2KiB, 8MiB or 512MiB (a 512 MiB sector takes
+    /// minutes and a few GB of disk; 32GiB and 64GiB are refused).
+    #[arg(long, value_name = "SIZE", value_parser = sector_size)]
+    sector_size: SectorSize,
+    /// The directory to write into (created if missing; files of the same
+    /// names are replaced).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Seeds the sector data, ticket, seed and randomness: the same seed
+    /// and size give the same files.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    /// The miner's actor id the sectors are sealed for.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    miner_id: u64,
+}
+
+/// Seals, makes every kind's inputs, writes them and the manifest.
+pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
+    testdata::ensure_test_size(a.sector_size)?;
+    std::fs::create_dir_all(&a.out).map_err(Error::io(&a.out))?;
+    let out = std::fs::canonicalize(&a.out).map_err(Error::io(&a.out))?;
+    let work = tempfile::Builder::new().prefix(".test-data-work-").tempdir_in(&out).map_err(Error::io(&out))?;
+    filecoin_proofs_env(work.path())?;
+    let mut rng = StdRng::seed_from_u64(a.seed);
+    let (size, miner) = (a.sector_size, a.miner_id);
+    let mut m = Manifest::new(&out, size, a.seed, miner);
+
+    let sector = step(&format!("sealing sector {DATA_SECTOR} ({size}, random data)"), || {
+        SealedSector::seal(work.path(), size, miner, DATA_SECTOR, &mut rng)
+    })?;
+    let seed = Scalar::random(&mut rng).to_repr();
+    let c1 = step("commit phase 1", || sector.c1_json(seed))?;
+    write(&out, manifest::C1, &curio_c1_wrapper(&c1, DATA_SECTOR, size))?;
+    write(&out, manifest::C1_RAW, &c1)?;
+    m.porep(&sector, seed);
+
+    let randomness = Scalar::random(&mut rng).to_repr();
+    for (name, proof) in
+        [(manifest::WINNING, testdata::winning_proof(size)), (manifest::WINDOW, testdata::window_proof(size))]
+    {
+        let vanilla = step(&format!("{proof:?} vanilla proof"), || {
+            SealedSector::post_vanilla(proof, &randomness, &[&sector])
+        })?;
+        write(&out, name, &vanilla_json(&vanilla))?;
+    }
+    m.post(&sector, randomness);
+
+    let cc = step(&format!("sealing sector {CC_SECTOR} ({size}, committed capacity)"), || {
+        SealedSector::seal_cc(work.path(), size, miner, CC_SECTOR, &mut rng)
+    })?;
+    let snap = step("SnapDeals update and its vanilla partition proofs", || {
+        testdata::update(&cc, work.path(), &mut rng)
+    })?;
+    write(&out, manifest::SNAP, &vanilla_json(&snap.vanilla))?;
+    m.snap(CC_SECTOR, &snap);
+
+    write(&out, manifest::MANIFEST, &m.to_json())?;
+    let work_path = work.path().to_path_buf();
+    work.close().map_err(Error::io(work_path))?;
+    eprintln!("test-data: {size} inputs in {}; prove them with the commands in {}", out.display(), manifest::MANIFEST);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Points filecoin-proofs' parent cache into `work` unless the user set it
+/// (or its base directory): it would otherwise write under /var/tmp.
+fn filecoin_proofs_env(work: &Path) -> Result<(), Error> {
+    if std::env::var_os("FIL_PROOFS_PARENT_CACHE").is_some() || std::env::var_os("FIL_PROOFS_CACHE_DIR").is_some() {
+        return Ok(());
+    }
+    let parents = work.join("filecoin-parents");
+    std::fs::create_dir_all(&parents).map_err(Error::io(&parents))?;
+    // Read by filecoin-proofs' settings on its first call, which comes after this.
+    std::env::set_var("FIL_PROOFS_PARENT_CACHE", &parents);
+    Ok(())
+}
+
+/// Runs one step, with a line on stderr before it and one with its time after.
+fn step<T>(what: &str, f: impl FnOnce() -> Result<T, cuzk::filecoin::FilecoinError>) -> Result<T, Error> {
+    eprintln!("test-data: {what} ...");
+    let started = Instant::now();
+    let out = f()?;
+    eprintln!("test-data: {what}: done in {:.2} s", started.elapsed().as_secs_f64());
+    Ok(out)
+}
+
+/// Curio's `[][]byte` JSON: an array of standard base64 strings.
+fn vanilla_json(proofs: &[Vec<u8>]) -> Vec<u8> {
+    let b64: Vec<String> = proofs.iter().map(|p| base64::engine::general_purpose::STANDARD.encode(p)).collect();
+    serde_json::Value::from(b64).to_string().into_bytes()
+}
+
+/// Writes `dir/name` whole or not at all.
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    let path = dir.join(name);
+    let mut out = Output::create(&path, &[])?;
+    output::write_all(&mut out, bytes)?;
+    out.commit()?;
+    eprintln!("test-data: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// `--sector-size`: `2KiB`, `2 KiB`, `2k` or the bytes, for any size (the
+/// production ones are refused later, with why).
+fn sector_size(s: &str) -> Result<SectorSize, String> {
+    let want: String = s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+    SectorSize::ALL
+        .into_iter()
+        .find(|size| {
+            let long = size.to_string().replace(' ', "").to_ascii_lowercase();
+            [long, size.short_name().to_string(), size.bytes().to_string()].contains(&want)
+        })
+        .ok_or_else(|| format!("{s:?} is not a sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sector_sizes_read_in_every_usual_spelling() {
+        for (s, size) in [("2KiB", SectorSize::Kib2), ("2 kib", SectorSize::Kib2), ("2k", SectorSize::Kib2)] {
+            assert_eq!(sector_size(s), Ok(size), "{s}");
+        }
+        assert_eq!(sector_size("536870912"), Ok(SectorSize::Mib512));
+        assert_eq!(sector_size("32GiB"), Ok(SectorSize::Gib32));
+        assert!(sector_size("4KiB").unwrap_err().contains("2KiB, 8MiB"));
+    }
+}

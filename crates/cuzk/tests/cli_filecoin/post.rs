@@ -1,0 +1,164 @@
+//! WinningPoSt and WindowPoSt through the CLI, from vanilla proofs the
+//! fixtures make (the forms Curio keeps them in: a JSON array of base64, or
+//! one bincode file per sector).
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+
+use super::common::text;
+use super::filecoin_support::{self, randomness, sectors, vanilla, winning_sector, Sector, MINER, WINDOW, WINNING};
+use super::{check_json, file, path, prove, refused, refused_without_output, run};
+use super::verify_accepts_and_refuses_a_flipped_byte;
+
+/// The parameter cache, with the PoSt kinds' test parameters.
+fn params_dir() -> &'static Path {
+    super::params_dir(&["winning-2k", "wpost-2k"])
+}
+
+/// Curio's `[][]byte` JSON of `proofs`.
+fn write_vanilla_json(name: &str, proofs: &[Vec<u8>]) -> PathBuf {
+    let b64: Vec<String> = proofs.iter().map(|p| base64::engine::general_purpose::STANDARD.encode(p)).collect();
+    let f = file(name);
+    std::fs::write(&f, serde_json::to_vec(&b64).unwrap()).unwrap();
+    f
+}
+
+/// The PoSt arguments of a request (the kind's subcommand first).
+fn post_args(kind: &str, proof: i64, rand: &[u8; 32], vanilla: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = vec![kind.into(), "--params-dir".into(), path(params_dir()).into()];
+    args.extend(["--registered-proof".into(), proof.to_string(), "--randomness".into(), hex::encode(rand)]);
+    args.extend(["--miner-id".into(), MINER.to_string()]);
+    args.extend(vanilla.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn winning_post_proves_through_the_cli_and_filecoin_proofs_accepts_it() {
+    let rand = randomness(1);
+    let sector = winning_sector(&rand, sectors());
+    let json = write_vanilla_json("winning.json", &vanilla(WINNING, &rand, &[sector]));
+    let args = post_args("winning-post", 0, &rand, &["--vanilla", path(&json)]);
+    let out = file("winning.proof");
+    let j = prove(&args, &out);
+    check_json(&j, "winning-2k");
+    let proof = std::fs::read(&out).unwrap();
+    assert_eq!(proof.len(), 192);
+    assert!(filecoin_support::winning_verifies(&rand, sector, &proof), "filecoin-proofs refuses cuzk's WinningPoSt");
+    assert!(!filecoin_support::winning_verifies(&randomness(2), sector, &proof), "verifies under other randomness");
+    verify_accepts_and_refuses_a_flipped_byte(&args, &out);
+}
+
+#[test]
+fn window_post_partitions_prove_from_bincode_files_and_merge_into_what_filecoin_proofs_accepts() {
+    let rand = randomness(3);
+    let all: Vec<&Sector> = sectors().iter().collect();
+    let proofs = vanilla(WINDOW, &rand, &all);
+    let mut merged = Vec::new();
+    // 2 KiB partitions hold two sectors: partition 0 has two, partition 1 one.
+    for (k, chunk) in proofs.chunks(2).enumerate() {
+        let files: Vec<PathBuf> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let f = file(&format!("window-{k}-{i}.bin"));
+                std::fs::write(&f, p).unwrap();
+                f
+            })
+            .collect();
+        let mut vanilla_args = Vec::new();
+        for f in &files {
+            vanilla_args.extend(["--vanilla-bin", path(f)]);
+        }
+        let mut args = post_args("window-post", 10, &rand, &vanilla_args);
+        args.extend(["--partition-index".into(), k.to_string()]);
+        let out = file(&format!("window-{k}.proof"));
+        if k == 0 {
+            check_json(&prove(&args, &out), "wpost-2k");
+        } else {
+            // The text report: the timings line and what was written.
+            let o = run("prove", &args, &["--backend", "cpu", "--out", path(&out)]);
+            assert!(o.status.success(), "{}", text(&o));
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            let said = stdout.contains("timings: total=") && stdout.contains("wpost-2k: 192 proof bytes, verified");
+            assert!(said, "{stdout}");
+        }
+        verify_accepts_and_refuses_a_flipped_byte(&args, &out);
+        merged.extend(std::fs::read(&out).unwrap());
+    }
+    assert!(filecoin_support::window_verifies(&rand, &all, &merged), "filecoin-proofs refuses cuzk's WindowPoSt");
+    let swapped = [&merged[192..], &merged[..192]].concat();
+    assert!(!filecoin_support::window_verifies(&rand, &all, &swapped), "partitions swapped, still accepted");
+}
+
+#[test]
+fn bad_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
+    let rand = randomness(1);
+    let sector = winning_sector(&rand, sectors());
+    let good = vanilla(WINNING, &rand, &[sector]);
+    let good_json = write_vanilla_json("good.json", &good);
+    let bad_b64 = file("bad-base64.json");
+    std::fs::write(&bad_b64, br#"["AAAA", "not base64!"]"#).unwrap();
+    let not_json = file("not.json");
+    std::fs::write(&not_json, b"{\"vanilla\": 1").unwrap();
+    let truncated = file("truncated.bin");
+    std::fs::write(&truncated, &good[0][..good[0].len() / 2]).unwrap();
+    let empty_dir = filecoin_support::scratch().join("no-params");
+    std::fs::create_dir_all(&empty_dir).unwrap();
+    let missing_dir = filecoin_support::scratch().join("no-such-dir");
+
+    let winning = |vanilla: &[&str]| post_args("winning-post", 0, &rand, vanilla);
+    let with_dir = |dir: &Path| {
+        let mut args = winning(&["--vanilla", path(&good_json)]);
+        args[2] = path(dir).to_string();
+        args
+    };
+    let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
+        ("bad base64", winning(&["--vanilla", path(&bad_b64)]), vec!["bad-base64.json", "entry 1", "base64"]),
+        ("not JSON", winning(&["--vanilla", path(&not_json)]), vec!["not.json", "JSON array"]),
+        (
+            "truncated vanilla",
+            winning(&["--vanilla-bin", path(&truncated)]),
+            vec!["vanilla_proofs[0]", "truncated.bin"],
+        ),
+        (
+            "a WindowPoSt proof number for WinningPoSt",
+            post_args("winning-post", 10, &rand, &["--vanilla", path(&good_json)]),
+            vec!["StackedDrgWindow2KiBV1_2", "WinningPoSt request"],
+        ),
+        (
+            "no such proof number",
+            post_args("winning-post", 99, &rand, &["--vanilla", path(&good_json)]),
+            vec!["--registered-proof", "99"],
+        ),
+        ("missing params dir", with_dir(&missing_dir), vec!["--params-dir", "no-such-dir"]),
+        (
+            "params dir without the files",
+            with_dir(&empty_dir),
+            vec!["winning-2k", "no parameter file", "--write-test-params"],
+        ),
+        (
+            "randomness of another challenge",
+            post_args("winning-post", 0, &randomness(9), &["--vanilla", path(&good_json)]),
+            vec!["vanilla proofs of winning-2k do not verify"],
+        ),
+        (
+            "randomness of 31 bytes",
+            {
+                let mut args = winning(&["--vanilla", path(&good_json)]);
+                args[6] = hex::encode([7u8; 31]);
+                args
+            },
+            vec!["--randomness", "31 bytes"],
+        ),
+    ];
+    refused_without_output("refused-post", cases);
+    // Verify refuses the same way, and a proof file of the wrong length is invalid.
+    let short = file("short.proof");
+    std::fs::write(&short, [0u8; 100]).unwrap();
+    let o = run("verify", &winning(&["--vanilla", path(&good_json)]), &["--proof", path(&short)]);
+    refused(&o, "a 100-byte proof", &["INVALID", "100 bytes"]);
+    let o = run("verify", &winning(&["--vanilla", path(&bad_b64)]), &["--proof", path(&short)]);
+    refused(&o, "verify with bad base64", &["bad-base64.json", "base64"]);
+}
+
