@@ -26,7 +26,7 @@ pub struct PoRepArgs {
     #[command(flatten)]
     c1: C1Args,
     /// The sector number (with --c1-json; Curio's c1.json carries its own).
-    #[arg(long, value_name = "N", requires = "c1_json", conflicts_with = "c1")]
+    #[arg(long, value_name = "N", conflicts_with = "c1")]
     sector_number: Option<u64>,
     /// The miner's actor id (1000 for f01000). With the sector number it
     /// must give the C1's replica id, or the proof would never verify.
@@ -44,7 +44,7 @@ struct C1Args {
     c1: Option<PathBuf>,
     /// The C1 output as filecoin-ffi returns it (SealCommitPhase1Output
     /// JSON); needs --sector-number.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "sector_number")]
     c1_json: Option<PathBuf>,
 }
 
@@ -58,7 +58,7 @@ impl PoRepArgs {
             }
             (None, Some(path)) => {
                 let bytes = limits::read_file(path, MAX_C1_FILE)?;
-                // clap requires --sector-number with --c1-json.
+                // clap has required it with --c1-json already.
                 let number = self.sector_number.ok_or_else(|| Error::Usage("--c1-json needs --sector-number".into()))?;
                 (path, PoRepRequest::from_c1_json(&bytes, number, self.miner_id))
             }
