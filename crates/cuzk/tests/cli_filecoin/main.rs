@@ -46,7 +46,14 @@ fn params_dir(circuits: &[&str]) -> &'static Path {
     dir
 }
 
+/// Writes `id`'s test parameters into `dir`. The PoSt ones go through
+/// `cuzk filecoin params --write-test-params` (seconds, and the command under
+/// test); PoRep's and SnapDeals' (minutes each on 2 cores) come from the
+/// workspace's shared cache, which cuzk-filecoin's tests check.
 fn write_test_params(dir: &Path, id: &str) {
+    if matches!(id, "porep-2k" | "snap-2k") {
+        return filecoin_support::link_shared_params(dir, id);
+    }
     let o = timed(&format!("cuzk filecoin params --write-test-params {id}"), || {
         cuzk(&["filecoin", "params", "--params-dir", path(dir), "--write-test-params", id])
     });

@@ -44,6 +44,37 @@ pub fn init_filecoin_env() {
     });
 }
 
+/// The workspace's shared cache of test parameters, the one cuzk-filecoin's
+/// and the daemon's tests use (`target/tmp/filecoin-params`): 2 KiB PoRep and
+/// SnapDeals parameters cost minutes of CPU each, so a CI run makes them once
+/// for every test binary (cargo runs the binaries one after another; files
+/// land atomically, so a binary never reads half of one).
+pub fn shared_params_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-params")
+}
+
+/// Puts `id`'s test parameters into `dir` as links to (or copies of) the
+/// shared cache's files, generating them there first when absent.
+pub fn link_shared_params(dir: &Path, id: &str) {
+    let shared = cuzk::filecoin::ParamCache::new(shared_params_dir());
+    let circuit: cuzk::filecoin::CircuitId = id.parse().unwrap();
+    let files = shared.files(circuit).unwrap();
+    // The .params file is written last: when it is there, all three are.
+    if !files.params.exists() {
+        std::fs::create_dir_all(shared_params_dir()).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0xf11ec0);
+        timed(&format!("{id} test parameters (shared cache)"), || shared.write_test_params(circuit, &mut rng, None))
+            .unwrap();
+    }
+    for file in [&files.meta, &files.vk, &files.params] {
+        let to = dir.join(file.file_name().unwrap());
+        let _ = std::fs::remove_file(&to);
+        if std::fs::hard_link(file, &to).is_err() {
+            std::fs::copy(file, &to).unwrap();
+        }
+    }
+}
+
 /// A directory of this test binary's own, emptied at its first use in a run
 /// (so one copy at most stays on disk between runs).
 pub fn scratch() -> &'static Path {
