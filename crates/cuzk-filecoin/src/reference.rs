@@ -1,6 +1,6 @@
 //! filecoin-proofs' own verifiers over a request and cuzk's proof bytes: the
 //! ecosystem's verdict beside cuzk's (`cuzk filecoin verify --verifier
-//! filecoin-proofs`, the tests, the GPU bundle). They verify exactly what a
+//! filecoin-proofs`, the tests). They verify exactly what a
 //! chain node or Curio would.
 //!
 //! filecoin-proofs finds the verifying key through its own settings

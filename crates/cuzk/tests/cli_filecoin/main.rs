@@ -103,9 +103,14 @@ fn verify_accepts_and_refuses_a_flipped_byte(args: &[String], proof: &Path) {
     bytes[150] ^= 0x01; // inside C
     let flipped = file(&format!("flipped-{}", proof.file_name().unwrap().to_string_lossy()));
     std::fs::write(&flipped, &bytes).unwrap();
-    let o = run("verify", args, &["--proof", path(&flipped)]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("INVALID"), "{}", text(&o));
+    // cuzk's verifier, then filecoin-proofs' own, on the good proof and the flipped one.
+    for verifier in ["cuzk", "filecoin-proofs"] {
+        let o = run("verify", args, &["--proof", path(proof), "--verifier", verifier]);
+        assert!(o.status.success() && text(&o).contains("valid"), "{verifier}: {}", text(&o));
+        let o = run("verify", args, &["--proof", path(&flipped), "--verifier", verifier]);
+        assert_eq!(o.status.code(), Some(1), "{verifier}: {}", text(&o));
+        assert!(text(&o).contains("INVALID"), "{verifier}: {}", text(&o));
+    }
 }
 
 /// The JSON line of a one-partition proof of `circuit` on the CPU.
