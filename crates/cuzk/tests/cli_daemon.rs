@@ -18,8 +18,10 @@ use common::{cuzk, text};
 
 /// A quick mul-chain (a proof in tens of milliseconds).
 const SMALL: &str = "1024";
-/// A slow one: 16 partitions of it take seconds on 2 cores.
-const LARGE: &str = "32768";
+/// A smaller one, the second kind of the benchmark.
+const TINY: &str = "512";
+/// A slower one: 64 partitions of it take seconds on 2 cores.
+const LARGE: &str = "8192";
 
 /// A `cuzk daemon` child process.
 struct Daemon {
@@ -126,8 +128,8 @@ fn json(stdout: &str) -> serde_json::Value {
 #[test]
 fn a_daemon_serves_every_client_command_and_drains_on_sigterm() {
     timed("a_daemon_serves_every_client_command_and_drains_on_sigterm", || {
-        for (circuit, size) in [("mul-chain", SMALL), ("mul-chain", LARGE), ("sha256", "1")] {
-            common::params(circuit, size);
+        for size in [SMALL, TINY, LARGE] {
+            common::params("mul-chain", size);
         }
         // The file's address is replaced by --listen's.
         let file_config = config(common::dir()).replace("{socket}", "/nonexistent/never.sock");
@@ -175,7 +177,7 @@ fn a_daemon_serves_every_client_command_and_drains_on_sigterm() {
         assert_eq!(std::fs::metadata(&awaited).unwrap().len(), 192);
 
         // A long job: an await times out (exit 3, the job goes on), then it is cancelled.
-        let slow = d.ok(&["submit", "--workload", "mul-chain", "--size", LARGE, "--partitions", "16"]);
+        let slow = d.ok(&["submit", "--workload", "mul-chain", "--size", LARGE, "--partitions", "64"]);
         let slow = slow.trim();
         let o = d.client(&["await", slow, "--timeout-ms", "1"]);
         assert_eq!(o.status.code(), Some(3), "{}", text(&o));
@@ -192,13 +194,14 @@ fn a_daemon_serves_every_client_command_and_drains_on_sigterm() {
         assert!(metrics.contains("cuzk_proofs_cancelled_total{kind=\"mul-chain\"} 1"), "{metrics}");
 
         // Two clients, eight requests of two kinds.
-        let mut bench = vec!["bench", "-n", "8", "-c", "2", "--json", "--request", "--workload sha256 --size 1"];
+        let second = format!("--workload mul-chain --size '{TINY}'");
+        let mut bench = vec!["bench", "-n", "8", "-c", "2", "--json", "--request", &second];
         bench.extend_from_slice(&workload);
         let report = json(&d.ok(&bench));
         assert_eq!(report["clients"], 2, "{report}");
         let rows = report["circuits"].as_array().unwrap();
         let names: Vec<_> = rows.iter().map(|r| r["circuit"].as_str().unwrap()).collect();
-        assert_eq!(names, [id.as_str(), "sha256-1", "all"], "{report}");
+        assert_eq!(names, [id.clone(), format!("mul-chain-{TINY}"), "all".into()], "{report}");
         for (row, sent) in rows.iter().zip([4, 4, 8]) {
             assert_eq!((row["sent"].as_u64(), row["proved"].as_u64()), (Some(sent), Some(sent)), "{report}");
             let l = &row["latency_ms"];
