@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use cuzk_pipeline::{BackendChoice, SynthesisMode};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::DaemonError;
 use crate::listen::Address;
@@ -13,8 +13,14 @@ use crate::listen::Address;
 /// The smallest message limit accepted: Curio sends requests up to 256 MiB.
 pub const MIN_MESSAGE_BYTES: usize = 256 << 20;
 
+/// The default configuration as a commented TOML file (what
+/// `cuzk daemon --print-default-config` writes): every key at its default,
+/// those without a fixed default commented out. A test holds it to
+/// [`Config::default`] and to the keys the types have.
+pub const DEFAULT_TOML: &str = include_str!("default_config.toml");
+
 /// Everything the daemon can be told, by section.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Where and how gRPC is served.
@@ -28,7 +34,7 @@ pub struct Config {
 }
 
 /// `[server]`: listeners, limits, what a disconnect or a shutdown does.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServerConfig {
     /// gRPC addresses: `unix:///path/to.sock` or `host:port` (`tcp://` optional).
@@ -49,7 +55,7 @@ pub struct ServerConfig {
 }
 
 /// `[engine]`: devices, memory, synthesis.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
     /// `auto` (every GPU, else the CPU), `cpu`, `cuda` (every GPU) or `cuda:N`.
@@ -66,7 +72,7 @@ pub struct EngineConfig {
 }
 
 /// `[params]`: where parameter files are, which to load at start.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ParamsConfig {
     /// The Filecoin parameter cache directory (`v28-….params` and `.vk`),
@@ -77,7 +83,7 @@ pub struct ParamsConfig {
 }
 
 /// `[results]`: finished results are forgotten after a time or beyond a count.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResultsConfig {
     /// Seconds a finished result stays available to `AwaitProof`.
@@ -87,7 +93,7 @@ pub struct ResultsConfig {
 }
 
 /// What shutdown does to jobs in flight.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OnShutdown {
     /// Finish every accepted job, then exit.
@@ -98,7 +104,7 @@ pub enum OnShutdown {
 }
 
 /// The format of log lines.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LogFormat {
     /// Human-readable lines.
@@ -152,6 +158,23 @@ impl Config {
         let config: Config = toml::from_str(text).map_err(|e| DaemonError::Config(e.to_string()))?;
         config.check()?;
         Ok(config)
+    }
+
+    /// The configuration as TOML, every value set (keys without a value
+    /// left out): what a daemon runs with, echoed at its start.
+    pub fn to_toml(&self) -> Result<String, DaemonError> {
+        toml::to_string(self).map_err(|e| DaemonError::Config(format!("not representable as TOML: {e}")))
+    }
+
+    /// This configuration with the values the engine picks where they are
+    /// absent filled in (the memory budget, the synthesis workers): every
+    /// value the daemon runs with, as its start-up echo shows them.
+    pub fn resolved(&self) -> Config {
+        let engine = cuzk_pipeline::Config::default();
+        let mut c = self.clone();
+        c.engine.memory_budget_gib.get_or_insert(engine.memory_budget as f64 / (1u64 << 30) as f64);
+        c.engine.synthesis_workers.get_or_insert(engine.synthesis_workers);
+        c
     }
 
     /// Reads, parses and checks a TOML configuration file.
@@ -314,6 +337,43 @@ mod tests {
         assert_eq!(e.memory_budget, 3 << 29);
         assert_eq!(c.params.preload, vec!["wpost-2k".to_string(), "winning-32g".to_string()]);
         assert_eq!((c.results.retention_secs, c.results.max_kept), (5, 7));
+    }
+
+    #[test]
+    fn the_default_file_is_the_default_and_names_every_key() {
+        assert_eq!(Config::from_toml(DEFAULT_TOML).unwrap(), Config::default());
+        let mut full = Config::default();
+        full.server.metrics_listen = Some("127.0.0.1:9821".into());
+        full.engine.memory_budget_gib = Some(2.5);
+        full.engine.synthesis_workers = Some(3);
+        full.engine.recordings_dir = Some("/tmp/rec".into());
+        full.params.preload = vec!["wpost-2k".into()];
+        let text = full.to_toml().unwrap();
+        assert_eq!(Config::from_toml(&text).unwrap(), full, "{text}");
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        let mut keys = 0;
+        for (section, values) in &table {
+            let values = values.as_table().unwrap_or_else(|| panic!("[{section}] is a table"));
+            let at = DEFAULT_TOML.find(&format!("\n[{section}]\n")).unwrap_or_else(|| panic!("[{section}] missing"));
+            let body = DEFAULT_TOML[at + 1..].split("\n[").next().unwrap();
+            for key in values.keys() {
+                let listed = body.contains(&format!("\n{key} = ")) || body.contains(&format!("\n# {key} = "));
+                assert!(listed, "{section}.{key} is not in the default file");
+                keys += 1;
+            }
+        }
+        assert_eq!(keys, 16, "{text}");
+    }
+
+    #[test]
+    fn resolving_fills_only_what_the_engine_picks() {
+        let r = Config::default().resolved();
+        assert!(r.engine.memory_budget_gib.is_some_and(|g| g > 0.0) && r.engine.synthesis_workers.is_some());
+        assert_eq!((r.server.metrics_listen, r.engine.recordings_dir), (None, None));
+        let mut set = Config::default();
+        set.engine.memory_budget_gib = Some(1.5);
+        set.engine.synthesis_workers = Some(3);
+        assert_eq!(set.resolved(), set);
     }
 
     #[test]

@@ -7,8 +7,12 @@
 //! devices only through the engine (`cuzk-pipeline`), and Filecoin's proof
 //! kinds only through `cuzk-filecoin`. The `cuzk daemon` command calls
 //! [`serve_until_signal`]; tests drive [`Server`] with a shutdown of their own.
+//! The `cuzk client` command talks to a daemon through [`client::Client`], a
+//! blocking API, so that no other crate needs the runtime.
 #![forbid(unsafe_code)]
 
+/// A blocking client of the service, and requests built from their inputs.
+pub mod client;
 /// The TOML configuration.
 pub mod config;
 /// What every RPC acts on: the engine, the job table, metrics.
@@ -45,14 +49,19 @@ pub use crate::error::DaemonError;
 pub use crate::listen::Address;
 pub use crate::server::{run, serve_until_signal, shutdown_signal, Server};
 
-/// Installs the process's log subscriber: lines as `format` says, filtered by
-/// `filter` (tracing's directive syntax; the daemon reads no environment
-/// variable for it). Fails when the filter does not parse or a subscriber is
-/// already installed.
+/// Installs the process's log subscriber: lines on standard error as
+/// `format` says, filtered by `filter` (tracing's directive syntax; the
+/// daemon reads no environment variable for it). Fails when the filter does
+/// not parse or a subscriber is already installed.
 pub fn init_logging(format: LogFormat, filter: &str) -> Result<(), DaemonError> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| DaemonError::Config(format!("server.log_filter: {e}")))?;
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    use std::io::IsTerminal;
+    // Colours only for a terminal: a journal or a log file gets plain text.
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter);
     let installed = match format {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),

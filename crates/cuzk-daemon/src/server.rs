@@ -155,6 +155,8 @@ impl Server {
         }
         let summary = core.summary();
         tracing::info!(?summary, "stopped");
+        // The service holds the core too; the engine stops with the last holder.
+        drop(service);
         stop_engine(core).await;
         match failure {
             Some(Err(e)) => Err(DaemonError::Runtime(e)),
@@ -191,28 +193,22 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
     Server::start(config).await?.serve(shutdown).await
 }
 
-/// Resolves on SIGTERM or SIGINT.
-pub async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "SIGTERM cannot be caught");
-                std::future::pending::<()>().await
-            }
-        }
+/// Resolves on SIGTERM or SIGINT. The handlers are installed when this is
+/// called, not when the future is first polled, so a signal that comes while
+/// the daemon is still starting is not lost (nor kills the process).
+pub fn shutdown_signal() -> Result<impl Future<Output = ()>, DaemonError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let handler = |kind: SignalKind, name: &str| {
+        signal(kind).map_err(|e| DaemonError::Runtime(format!("installing the {name} handler: {e}")))
     };
-    let int = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await
+    let mut term = handler(SignalKind::terminate(), "SIGTERM")?;
+    let mut int = handler(SignalKind::interrupt(), "SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM"),
+            _ = int.recv() => tracing::info!("SIGINT"),
         }
-    };
-    tokio::select! {
-        _ = term => tracing::info!("SIGTERM"),
-        _ = int => tracing::info!("SIGINT"),
-    }
+    })
 }
 
 /// The daemon as a program runs it (what `cuzk daemon` calls): its own
@@ -223,5 +219,8 @@ pub fn serve_until_signal(config: Config) -> Result<Summary, DaemonError> {
         .thread_name("cuzk-rpc")
         .build()
         .map_err(|e| DaemonError::Runtime(e.to_string()))?;
-    runtime.block_on(run(config, shutdown_signal()))
+    runtime.block_on(async {
+        let shutdown = shutdown_signal()?;
+        run(config, shutdown).await
+    })
 }

@@ -57,6 +57,38 @@ pub enum Error {
     #[cfg(feature = "filecoin")]
     #[error(transparent)]
     Filecoin(#[from] cuzk_filecoin::FilecoinError),
+    /// The daemon's configuration is wrong (naming the key), or it could not
+    /// start or keep serving.
+    #[cfg(feature = "daemon")]
+    #[error(transparent)]
+    Daemon(#[from] cuzk_daemon::DaemonError),
+    /// A daemon could not be reached, refused a call (naming the field), or
+    /// a request's input is malformed.
+    #[cfg(feature = "daemon")]
+    #[error(transparent)]
+    Client(#[from] cuzk_daemon::client::ClientError),
+    /// A job the daemon did not prove: it failed or was cancelled.
+    #[cfg(feature = "daemon")]
+    #[error("job {job}: {status}: {message}")]
+    NotProved {
+        /// The job id.
+        job: String,
+        /// `FAILED`, `CANCELLED` or `UNKNOWN`.
+        status: &'static str,
+        /// The daemon's reason.
+        message: String,
+    },
+    /// Requests of `cuzk client bench` that were not proved.
+    #[cfg(feature = "daemon")]
+    #[error("{failed} of {requests} requests were not proved; the first: {first}")]
+    BenchFailed {
+        /// Requests not proved.
+        failed: usize,
+        /// Requests sent.
+        requests: usize,
+        /// Why the first of them was not.
+        first: String,
+    },
 }
 
 impl Error {

@@ -1,6 +1,10 @@
 //! Command-line parsing and one module per subcommand.
 
 mod bench;
+#[cfg(feature = "daemon")]
+mod client;
+#[cfg(feature = "daemon")]
+mod daemon;
 #[cfg(feature = "filecoin")]
 mod filecoin;
 mod jobs;
@@ -70,6 +74,12 @@ enum Command {
         #[command(subcommand)]
         command: filecoin::FilecoinCommand,
     },
+    /// Serve Curio's proving API (gRPC cuzk.v1.ProvingEngine) until SIGTERM or SIGINT.
+    #[cfg(feature = "daemon")]
+    Daemon(daemon::DaemonArgs),
+    /// Talk to a running daemon: status, metrics, parameters, proofs, load.
+    #[cfg(feature = "daemon")]
+    Client(client::ClientArgs),
 }
 
 #[derive(Subcommand)]
@@ -97,6 +107,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Soak(args) => soak::run(&args),
         #[cfg(feature = "filecoin")]
         Command::Filecoin { command } => filecoin::run(&command),
+        #[cfg(feature = "daemon")]
+        Command::Daemon(args) => daemon::run(&args),
+        #[cfg(feature = "daemon")]
+        Command::Client(args) => client::run(&args),
     }
 }
 
