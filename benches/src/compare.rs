@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use blstrs::Scalar;
 use cuzk_groth16::{prove_timed, random_nonzero_scalar, verify_proof, Domain, ProveTimings};
 use cuzk_synth::workloads::Workload;
-use cuzk_synth::{ProvingAssignment, RecordedShape, SynthesisError};
+use cuzk_synth::{ProvingAssignment, RecordedShape};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -222,7 +222,7 @@ pub fn run_case(
         if ours_first {
             theirs.push(run_bellperson(case, &fixture, &pair, &mut rng)?);
         }
-        recorded_runs.push(run_recorded(case, &fixture, &shape, reference.take())?);
+        recorded_runs.push(run_recorded(&fixture, &shape, reference.take())?);
         let (o, t, r) = (&ours[rep], &theirs[rep], &recorded_runs[rep]);
         note(&format!(
             "{case}: rep {}: synth {:.1} / {:.1} ms, prove {:.1} / {:.1} ms (cuzk / bellperson); recorded synth {:.1} + {:.1} ms",
@@ -315,7 +315,6 @@ fn run_cuzk(
 /// cuzk's recorded path: (witness ms, products ms). The assignment is
 /// compared with `reference` when given, and dropped off the clock.
 fn run_recorded(
-    case: Case,
     fixture: &Fixture,
     shape: &RecordedShape<Scalar>,
     reference: Option<ProvingAssignment<Scalar>>,
@@ -327,15 +326,14 @@ fn run_recorded(
     let start = Instant::now();
     let pa = shape.evaluate(witness)?;
     let spmv_time = start.elapsed();
-    if reference.is_some_and(|r| r != pa) {
-        return Err(BenchError::Synthesis(SynthesisError::Circuit(format!(
-            "{case}: recorded synthesis differs from classic synthesis"
-        ))));
+    if let Some(classic) = reference {
+        crate::recorded::same_assignment(&classic, &pa)?;
     }
     Ok((ms(witness_time), ms(spmv_time)))
 }
 
-fn recorded_figures(
+/// The recorded path's figures from (witness ms, products ms) per repetition.
+pub(crate) fn recorded_figures(
     runs: &[(f64, f64)],
     shape: &RecordedShape<Scalar>,
     record_ms: f64,

@@ -3,7 +3,8 @@
 //!
 //! The criterion benches (`benches/`) sample small sizes; the `compare-cpu`
 //! binary runs the foundation's comparison at full size and prints a table
-//! and JSON lines for docs/PERF.md.
+//! and JSON lines for docs/PERF.md; `filecoin-synth` (feature `filecoin`)
+//! compares synthesis of a real Filecoin partition.
 #![forbid(unsafe_code)]
 
 /// The CPU comparison run: cases, repetitions, medians, reports.
@@ -12,14 +13,21 @@ pub mod compare;
 pub mod debug_duration;
 /// The crate's error type.
 pub mod error;
+/// The Filecoin synthesis comparison (`filecoin-synth`).
+#[cfg(feature = "filecoin")]
+pub mod filecoin;
 /// Workload instances and the parameters both libraries prove them with.
 pub mod fixture;
 /// The workloads written against bellperson's API, for bellperson to prove.
 pub mod peer;
 /// bellperson's logged synthesis and prover times.
 pub mod peer_timing;
+/// cuzk's recorded synthesis, timed and checked against classic synthesis.
+pub mod recorded;
 /// The comparison table.
 pub mod report;
+/// The process's resident set (current and peak).
+pub mod rss;
 
 pub use error::BenchError;
 pub use fixture::{Fixture, ProvingPair};

@@ -23,6 +23,7 @@ const ARTIFACTS: &[Artifact] = &[
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
     Artifact::Bin("cuzk", "cuzk", &["filecoin"]),
     Artifact::Bin("cuzk-benches", "compare-cpu", &[]),
+    Artifact::Bin("cuzk-benches", "filecoin-synth", &["filecoin"]),
 ];
 
 /// The bundle travels to the device machine with the working tree.

@@ -18,9 +18,10 @@
 //! target directory of its own (target/no-cuda): sharing the main one would
 //! make cuzk-ffi, and the kernels with it, rebuild on every switch between
 //! the two forms. It leaves out the features whose code knows no GPU
-//! ([`GPU_BLIND_FEATURES`]: `cuzk/filecoin`, `cuzk/daemon`): the main run
-//! tests them already, and compiling the Filecoin tree (which both bring) a
-//! second time would cost CI minutes for nothing that differs without CUDA.
+//! ([`GPU_BLIND_FEATURES`]: `cuzk/filecoin`, `cuzk/daemon`,
+//! `cuzk-benches/filecoin`): the main run tests them already, and compiling
+//! the Filecoin tree (which all bring) a second time would cost CI minutes
+//! for nothing that differs without CUDA.
 //!
 //! Both runs test what ships: every feature that adds code to test is on
 //! ([`TESTED_FEATURES`]), but not `cuzk/system-allocator`, which would swap
@@ -37,15 +38,22 @@ use crate::{cuda, preflight, shell};
 
 /// The features the tests turn on: each adds code (and tests) that CI must
 /// compile and run.
-const TESTED_FEATURES: &[&str] =
-    &["cuzk-synth/bellpepper", "cuzk/bellpepper", "cuzk-ffi/mimalloc-defaults", "cuzk/filecoin", "cuzk/daemon"];
+const TESTED_FEATURES: &[&str] = &[
+    "cuzk-synth/bellpepper",
+    "cuzk/bellpepper",
+    "cuzk-ffi/mimalloc-defaults",
+    "cuzk/filecoin",
+    "cuzk/daemon",
+    "cuzk-benches/filecoin",
+];
 
 /// Tested features whose code is the same with and without CUDA (cuzk-filecoin
 /// knows no GPU, and its CLI proves through the engine's backend choice,
 /// which the no-CUDA run tests without them; `cuzk daemon` reaches devices
-/// only through that same engine, and `cuzk client` none at all): the run
-/// without CUDA leaves them out.
-const GPU_BLIND_FEATURES: &[&str] = &["cuzk/filecoin", "cuzk/daemon"];
+/// only through that same engine, and `cuzk client` none at all; the
+/// Filecoin synthesis comparison runs on the CPU): the run without CUDA
+/// leaves them out.
+const GPU_BLIND_FEATURES: &[&str] = &["cuzk/filecoin", "cuzk/daemon", "cuzk-benches/filecoin"];
 
 /// Features CI compiles but does not test with: alternatives to what ships,
 /// kept for measurements.
