@@ -84,6 +84,7 @@ pub struct RequestArgs {
 
 /// What a job is submitted with besides its request.
 #[derive(Args, Clone, Debug)]
+#[command(next_help_heading = "Job")]
 pub struct JobOptions {
     /// An idempotency key: the same id with the same request joins its job
     /// (finished or not). Absent: a fresh job every time.
