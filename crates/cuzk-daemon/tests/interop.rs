@@ -1,9 +1,12 @@
 //! The wire is the protocol: a client built from the same `proving.proto` by
 //! another gRPC implementation (Python's grpcio, from PyPI;
-//! `interop/curio_client.py`) proves a 2 KiB PoRep C2 through the daemon's
-//! unix socket as Curio's client asks for one, is refused a request with the
-//! wrong miner id, and reads the status and metrics; filecoin-proofs'
-//! `verify_seal` accepts the proof it printed.
+//! `interop/curio_client.py`), with its default options, proves a 2 KiB
+//! PoRep C2 through the daemon over loopback TCP as Curio's client asks for
+//! one, is refused a request with the wrong miner id, and reads the status
+//! and metrics, then reads the status over the unix socket too (with the
+//! `localhost` authority grpc-go sends there: grpcio's own default, the
+//! socket path, is refused by the HTTP/2 layer; docs/DAEMON.md);
+//! filecoin-proofs' `verify_seal` accepts the proof it printed.
 //!
 //! It needs CPython 3 with its `venv` module and pip on PATH as `python3`,
 //! and PyPI: the virtual environment with the pinned packages is made once
@@ -89,7 +92,7 @@ async fn a_python_grpcio_client_proves_a_porep_through_the_daemon() {
     let mut client = Command::new(&python);
     // No __pycache__ beside the checked-in script.
     client.env("PYTHONDONTWRITEBYTECODE", "1").arg(script).arg("--stubs").arg(work.path()).arg("--c1").arg(&wrapper);
-    client.arg("--target").arg(format!("unix://{}", daemon.unix.display()));
+    client.arg("--target").arg(&daemon.tcp).arg("--unix-socket").arg(&daemon.unix);
     for (flag, value) in [
         ("--registered-proof", SEAL_PROOF),
         ("--sector-size", 2048),
@@ -112,6 +115,7 @@ async fn a_python_grpcio_client_proves_a_porep_through_the_daemon() {
     assert_eq!(refused["code"], "INVALID_ARGUMENT", "{refused}");
     assert!(refused["message"].as_str().unwrap().starts_with("miner_id: "), "{refused}");
     assert_eq!(answer["gpus"], serde_json::json!(["cpu"]));
+    assert_eq!(answer["unix_gpus"], serde_json::json!(["cpu"]), "GetStatus over the unix socket");
     assert!(answer["queues"].as_array().unwrap().iter().any(|q| q == "porep"), "{}", answer["queues"]);
     assert_eq!(answer["total_proofs_completed"], 1);
     let samples = parse_metrics(answer["prometheus_text"].as_str().unwrap());

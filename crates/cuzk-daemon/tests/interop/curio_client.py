@@ -3,10 +3,16 @@ same proving.proto the daemon is built from: not the daemon's own client.
 
 It proves a PoRep C2 the way Curio's Go client asks for one (Prove, the
 c1.json wrapper in vanilla_proof, every field Curio fills), sends one request
-with a wrong miner id, calls GetStatus and GetMetrics, and prints what came
-back as one JSON object on stdout, the proof as hex. Checking is left to the
-Rust test that runs it; a failed RPC other than the refused request ends the
-script with its status.
+with a wrong miner id, calls GetStatus and GetMetrics, all on a channel with
+grpcio's default options; with --unix-socket it also calls GetStatus over the
+daemon's unix socket. It prints what came back as one JSON object on stdout,
+the proof as hex. Checking is left to the Rust test that runs it; a failed
+RPC other than the refused request ends the script with its status.
+
+Over a unix socket grpcio (since 1.57) sends the socket path, %-encoded, as
+the HTTP/2 :authority, which the daemon's HTTP/2 layer (Rust's h2) refuses
+as malformed (RST_STREAM, PROTOCOL_ERROR); that channel therefore sends
+"localhost", the authority grpc-go (Curio's client) sends there.
 """
 
 import argparse
@@ -17,7 +23,8 @@ import sys
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--stubs", required=True, help="directory of the generated cuzk/v1/proving_pb2*.py")
-    parser.add_argument("--target", required=True, help="gRPC target, e.g. unix:///run/cuzk/cuzk.sock")
+    parser.add_argument("--target", required=True, help="gRPC target, e.g. 127.0.0.1:9820")
+    parser.add_argument("--unix-socket", help="the daemon's unix socket, e.g. /run/cuzk/cuzk.sock")
     parser.add_argument("--c1", required=True, help="Curio's c1.json wrapper of the sector's C1 output")
     parser.add_argument("--registered-proof", type=int, required=True, help="Go's abi.RegisteredSealProof")
     parser.add_argument("--sector-size", type=int, required=True)
@@ -59,6 +66,12 @@ def main():
         result = stub.Prove(pb.ProveRequest(submit=request(args.miner_id))).result
         status = stub.GetStatus(pb.GetStatusRequest())
         metrics = stub.GetMetrics(pb.GetMetricsRequest())
+    unix_gpus = None
+    if args.unix_socket:
+        unix_options = options + [("grpc.default_authority", "localhost")]
+        with grpc.insecure_channel("unix://" + args.unix_socket, options=unix_options) as channel:
+            unix_status = rpc.ProvingEngineStub(channel).GetStatus(pb.GetStatusRequest())
+            unix_gpus = [gpu.name for gpu in unix_status.gpus]
 
     print(json.dumps({
         "job_id": result.job_id,
@@ -68,6 +81,7 @@ def main():
         "total_ms": result.total_ms,
         "refused": refused,
         "gpus": [gpu.name for gpu in status.gpus],
+        "unix_gpus": unix_gpus,
         "queues": [queue.proof_kind for queue in status.queues],
         "total_proofs_completed": status.total_proofs_completed,
         "prometheus_text": metrics.prometheus_text,

@@ -55,11 +55,17 @@ fn init_env() {
 pub fn params(kind: ProofKind) {
     static GENERATING: Mutex<()> = Mutex::new(());
     init_env();
-    let _guard = GENERATING.lock().unwrap_or_else(|p| p.into_inner());
     let id = CircuitId::new(kind, SectorSize::Kib2);
     let cache = ParamCache::new(super::param_dir());
     let files = cache.files(id).unwrap();
-    if !(files.params.exists() && files.vk.exists() && files.meta.exists()) {
+    let present = || files.params.exists() && files.vk.exists() && files.meta.exists();
+    // Looked at before the lock too, so a test whose parameters are there
+    // does not wait for another kind's being generated.
+    if present() {
+        return;
+    }
+    let _guard = GENERATING.lock().unwrap_or_else(|p| p.into_inner());
+    if !present() {
         let started = std::time::Instant::now();
         cache.write_test_params(id, &mut ChaCha20Rng::seed_from_u64(0xda3), None).unwrap();
         eprintln!("generated test parameters for {id} in {:.1} s", started.elapsed().as_secs_f64());
