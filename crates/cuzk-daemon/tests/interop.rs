@@ -75,7 +75,7 @@ fn generate_stubs(python: &Path, out: &Path) {
 }
 
 fn from_hex(hex: &str) -> Vec<u8> {
-    assert!(hex.len() % 2 == 0, "odd hex length {}", hex.len());
+    assert!(hex.len().is_multiple_of(2), "odd hex length {}", hex.len());
     (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")).collect()
 }
 

@@ -3,8 +3,8 @@
 //! `abi.RegisteredSealProof`), `sector_size`, `sector_number`, `miner_id`,
 //! and the C1 output in `vanilla_proof`, as Curio's `c1.json` wrapper
 //! `{"SectorNum", "Phase1Out", "SectorSize"}` (what its client sends and
-//! its own daemon reads) or as the raw C1 JSON filecoin-ffi returns (what
-//! earlier versions of its client sent).
+//! its own daemon reads) or as the raw C1 JSON filecoin-ffi returns (a
+//! version of its client passes that on unwrapped).
 //!
 //! Every field is checked against the others before anything is proved:
 //! the sector size against the registered proof, the registered proof
