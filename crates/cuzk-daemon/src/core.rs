@@ -88,10 +88,19 @@ impl Core {
         }
         let kind = Kind::from_proto(req.proof_kind)?;
         let priority = kinds::priority(req.priority, kind)?;
-        let decoded = kinds::decode(&req, kind, &self.config.params.dir)?;
+        // Decoding parses the C1 output (~50 MB of JSON at 32 GiB) and the
+        // fingerprint hashes the whole message: both on the blocking pool.
+        let dir = self.config.params.dir.clone();
+        let decoding = tokio::task::spawn_blocking(move || {
+            let decoded = kinds::decode(&req, kind, &dir);
+            let fingerprint: [u8; 32] = Sha256::digest(req.encode_to_vec()).into();
+            (req.request_id, decoded, fingerprint)
+        });
+        let (request_id, decoded, fingerprint) =
+            decoding.await.map_err(|e| Status::internal(format!("decoding the request failed: {e}")))?;
+        let decoded = decoded?;
         self.sweep();
-        let fingerprint: [u8; 32] = Sha256::digest(req.encode_to_vec()).into();
-        let entry = match self.jobs.claim(&req.request_id, fingerprint, kind, priority)? {
+        let entry = match self.jobs.claim(&request_id, fingerprint, kind, priority)? {
             Claim::Joined(entry) => {
                 on_claim(&entry);
                 if let State::Done(outcome) = entry.prepared().await {

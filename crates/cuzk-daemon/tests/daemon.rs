@@ -9,7 +9,7 @@ mod support;
 use std::time::Instant;
 
 use cuzk_daemon::proto::{self, await_proof_response::Status as AwaitStatus};
-use support::post::{window_request, window_verifies, winning_request, winning_verifies};
+use support::filecoin::{window_request, window_verifies, winning_request, winning_verifies};
 use support::{eventually, mul_chain_params, start, status, submit, timed, wait, workload, LARGE, SMALL};
 use tonic::Code;
 

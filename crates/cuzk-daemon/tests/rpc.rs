@@ -8,7 +8,7 @@ mod support;
 use std::time::Instant;
 
 use cuzk_daemon::proto::{self, await_proof_response::Status as AwaitStatus};
-use support::post::winning_request;
+use support::filecoin::winning_request;
 use support::{eventually, mul_chain_params, parse_metrics, sample, start, status, submit, timed, wait, workload};
 use support::{LARGE, SMALL};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -53,7 +53,7 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     }
     // Vanilla proofs that decode but do not prove their challenges.
     let mut wrong = base.clone();
-    wrong.randomness = support::post::randomness(8).to_vec();
+    wrong.randomness = support::filecoin::randomness(8).to_vec();
     let err = c.submit_proof(wrong).await.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
     assert!(err.message().contains("vanilla"), "{err}");
@@ -79,7 +79,7 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     assert_eq!(status(&accepted), AwaitStatus::Completed, "{}", accepted.error_message);
     let r = proving.await.unwrap();
     assert_eq!(status(&r), AwaitStatus::Completed, "{}", r.error_message);
-    assert!(support::post::winning_verifies(7, &r.proof));
+    assert!(support::filecoin::winning_verifies(7, &r.proof));
     let summary = daemon.stop().await;
     assert_eq!((summary.completed, summary.failed), (2, 0));
     timed("bad_requests_are_refused_while_another_clients_proof_completes", t);

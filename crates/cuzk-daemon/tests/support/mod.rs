@@ -1,12 +1,12 @@
 //! What the daemon tests share: daemons on loopback TCP and a unix socket
 //! under a temporary directory (CPU backend), clients over either, one
-//! parameter directory per test binary (mul-chain parameters and random
-//! 2 KiB PoSt test parameters, each generated once), and a strict reader of
-//! the Prometheus text.
+//! parameter directory (mul-chain parameters and random 2 KiB Filecoin test
+//! parameters, each generated once and kept between runs), the Filecoin
+//! fixtures ([`filecoin`]), and a strict reader of the Prometheus text.
 
 #![allow(dead_code)]
 
-pub mod post;
+pub mod filecoin;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -28,10 +28,13 @@ pub const SMALL: usize = 1024;
 /// A slower one (a partition in a few hundred milliseconds on 2 cores).
 pub const LARGE: usize = 1 << 15;
 
-/// The parameter directory shared by this binary's tests, under the target
-/// directory so reruns reuse what earlier runs generated.
+/// The parameter directory shared by the tests, under the target directory
+/// so reruns reuse what earlier runs generated. It is cuzk-filecoin's test
+/// cache: 2 KiB PoRep parameters (1.1 GB, minutes of CPU) and SnapDeals'
+/// (656 MB) are made once for both crates' tests. Files land atomically, so
+/// a binary never reads half of one another is writing.
 pub fn param_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("daemon-params");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-params");
     std::fs::create_dir_all(&dir).expect("create the parameter directory");
     dir
 }

@@ -20,6 +20,49 @@ pub(crate) fn v1_1(size: SectorSize) -> RegisteredSealProof {
     }
 }
 
+/// Every seal proof in Go's `abi.RegisteredSealProof` numbering: V1 (0-4),
+/// V1_1 (5-9), V1_1 Synthetic PoRep (10-14), V1_2 non-interactive (15-19),
+/// 2 KiB to 64 GiB within each group.
+const BY_ABI_NUMBER: [RegisteredSealProof; 20] = {
+    use RegisteredSealProof::*;
+    [
+        StackedDrg2KiBV1,
+        StackedDrg8MiBV1,
+        StackedDrg512MiBV1,
+        StackedDrg32GiBV1,
+        StackedDrg64GiBV1,
+        StackedDrg2KiBV1_1,
+        StackedDrg8MiBV1_1,
+        StackedDrg512MiBV1_1,
+        StackedDrg32GiBV1_1,
+        StackedDrg64GiBV1_1,
+        StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg8MiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg512MiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg32GiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg64GiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg2KiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg8MiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg512MiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg32GiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg64GiBV1_2_Feat_NonInteractivePoRep,
+    ]
+};
+
+/// The seal proof that Go's `abi.RegisteredSealProof` number `number` stands
+/// for (what Curio puts in a PoRep request's `registered_proof`), when cuzk
+/// proves it: the Synthetic and non-interactive ones are refused as
+/// [`supported`] refuses them.
+pub fn registered_seal_proof(number: u64) -> Result<RegisteredSealProof, FilecoinError> {
+    let proof = usize::try_from(number).ok().and_then(|i| BY_ABI_NUMBER.get(i).copied()).ok_or_else(|| {
+        FilecoinError::UnsupportedProof {
+            proof: format!("abi.RegisteredSealProof({number})"),
+            why: "not a seal proof number (0-4 V1, 5-9 V1_1, 10-14 Synthetic PoRep, 15-19 non-interactive PoRep)",
+        }
+    })?;
+    supported(proof).map(|_| proof)
+}
+
 /// The sector size and configuration of `proof` when cuzk proves it: the
 /// interactive PoReps, V1 and V1_1, of every size.
 pub(crate) fn supported(proof: RegisteredSealProof) -> Result<(SectorSize, PoRepConfig), FilecoinError> {
@@ -43,6 +86,24 @@ pub(crate) fn supported(proof: RegisteredSealProof) -> Result<(SectorSize, PoRep
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn abi_numbers_are_filecoin_proofs_porep_ids() {
+        // filecoin-proofs-api's porep id starts with the proof's registered
+        // number (its private REGISTERED_PROOF_IDS table): the same numbering as Go's.
+        for (number, proof) in BY_ABI_NUMBER.iter().enumerate() {
+            let id = proof.as_v1_config().porep_id;
+            assert_eq!(u64::from_le_bytes(id[..8].try_into().unwrap()), number as u64, "{proof:?}");
+        }
+        assert_eq!(registered_seal_proof(5).unwrap(), RegisteredSealProof::StackedDrg2KiBV1_1);
+        assert_eq!(registered_seal_proof(3).unwrap(), RegisteredSealProof::StackedDrg32GiBV1);
+        for (number, word) in [(10, "Synthetic"), (19, "non-interactive"), (20, "not a seal proof number")] {
+            let err = registered_seal_proof(number).unwrap_err();
+            assert!(matches!(err, FilecoinError::UnsupportedProof { .. }) && err.to_string().contains(word), "{err}");
+        }
+        let err = registered_seal_proof(u64::MAX).unwrap_err().to_string();
+        assert!(err.contains("RegisteredSealProof(18446744073709551615)"), "{err}");
+    }
 
     #[test]
     fn interactive_proofs_only() {

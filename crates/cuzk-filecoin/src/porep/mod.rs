@@ -14,6 +14,8 @@ mod config;
 mod input;
 mod vanilla;
 
+pub use config::registered_seal_proof;
+
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

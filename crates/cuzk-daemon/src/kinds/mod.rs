@@ -4,26 +4,25 @@
 //! checks and the circuits, a blocking step) into a job and the check its
 //! proof bytes must pass before the client gets them.
 //!
-//! Each kind is one arm of [`Decoded`]: PoRep and SnapDeals join as
-//! `cuzk_filecoin`'s request types for them land (same `circuit_id`,
-//! `prepare` contract as the PoSt kinds).
+//! One module per kind decodes its fields (`porep`, `snap`, `post`,
+//! `workload`); every Filecoin kind then becomes one `cuzk_filecoin`
+//! [`Request`] and is prepared and checked the same way here.
+
+mod porep;
+mod post;
+mod snap;
+mod workload;
 
 use std::path::{Path, PathBuf};
 
 use blstrs::Scalar;
-use cuzk_filecoin::post::proof_from_abi;
-use cuzk_filecoin::window_post::WindowPoStRequest;
-use cuzk_filecoin::winning_post::WinningPoStRequest;
-use cuzk_filecoin::{CircuitId, FilecoinError, ParamCache, Partitions};
-use cuzk_groth16::{Domain, PreparedVerifyingKey, Proof};
+use cuzk_filecoin::{CircuitId, FilecoinError, ParamCache, Partitions, Request};
+use cuzk_groth16::{PreparedVerifyingKey, Proof};
 use cuzk_pipeline::{Job, Priority};
 use cuzk_synth::workloads::Workload;
 use tonic::Status;
 
 use crate::proto;
-
-/// Most partitions of one workload request.
-pub(crate) const MAX_WORKLOAD_PARTITIONS: u32 = 64;
 
 /// What a request proves, as the daemon counts and schedules it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -103,63 +102,30 @@ pub(crate) fn invalid(field: &str, why: impl std::fmt::Display) -> Status {
 
 /// A request's fields decoded, before filecoin-proofs looks at the vanilla proofs.
 pub(crate) enum Decoded {
-    WindowPoSt(WindowPoStRequest),
-    WinningPoSt(WinningPoStRequest),
-    Workload { workload: Workload, size: usize, partitions: usize, params: PathBuf },
+    /// A Filecoin proof kind (its circuit id already known to be of the request's kind).
+    Filecoin(Request),
+    /// A benchmark workload.
+    Workload(workload::WorkloadJob),
 }
 
 /// Decodes `req` (whose kind is `kind`), naming the first field that is
 /// missing, malformed or disagrees with another.
 pub(crate) fn decode(req: &proto::SubmitProofRequest, kind: Kind, param_dir: &Path) -> Result<Decoded, Status> {
     match kind {
-        Kind::WindowPoSt | Kind::WinningPoSt => decode_post(req, kind),
-        Kind::Workload(workload) => decode_workload(req, workload, param_dir),
-        Kind::PoRep | Kind::Snap => Err(Status::unimplemented(format!(
-            "proof_kind: {} is not served by this daemon yet",
-            kind.label()
-        ))),
+        Kind::PoRep => porep::decode(req).map(Decoded::Filecoin),
+        Kind::Snap => snap::decode(req).map(Decoded::Filecoin),
+        Kind::WindowPoSt | Kind::WinningPoSt => post::decode(req, kind).map(Decoded::Filecoin),
+        Kind::Workload(w) => workload::decode(req, w, param_dir).map(Decoded::Workload),
     }
 }
 
-fn decode_post(req: &proto::SubmitProofRequest, kind: Kind) -> Result<Decoded, Status> {
-    let number = i64::try_from(req.registered_proof).map_err(|_| invalid("registered_proof", "out of range"))?;
-    let proof = proof_from_abi(number).map_err(|e| invalid("registered_proof", e))?;
-    let size = u64::from(proof.sector_size());
-    if req.sector_size != 0 && req.sector_size != size {
-        let why = format!("{} bytes, but registered_proof {number} is for {size}-byte sectors", req.sector_size);
-        return Err(invalid("sector_size", why));
+/// Refuses a `sector_size` (0: not given) other than `size`, the sector
+/// size of the registered proof numbered `number`.
+fn check_sector_size(given: u64, number: u64, size: u64) -> Result<(), Status> {
+    if given == 0 || given == size {
+        return Ok(());
     }
-    let randomness: [u8; 32] = req
-        .randomness
-        .as_slice()
-        .try_into()
-        .map_err(|_| invalid("randomness", format!("{} bytes, expected 32", req.randomness.len())))?;
-    if req.vanilla_proofs.is_empty() {
-        return Err(invalid("vanilla_proofs", "missing (one bincode sector proof per sector)"));
-    }
-    let vanilla = req.vanilla_proofs.clone();
-    let decoded = if kind == Kind::WinningPoSt {
-        Decoded::WinningPoSt(WinningPoStRequest { proof, randomness, miner_id: req.miner_id, vanilla })
-    } else {
-        let partition_index = req.partition_index as usize;
-        Decoded::WindowPoSt(WindowPoStRequest { proof, randomness, miner_id: req.miner_id, partition_index, vanilla })
-    };
-    // The proof type must be of the request's kind (a WindowPoSt number in
-    // a WinningPoSt request is refused here, not by the prover).
-    decoded.circuit().map(|_| decoded)
-}
-
-fn decode_workload(req: &proto::SubmitProofRequest, workload: Workload, dir: &Path) -> Result<Decoded, Status> {
-    let size = usize::try_from(req.workload_size).ok().filter(|s| (1..=workload.max_size()).contains(s));
-    let size = size.ok_or_else(|| {
-        invalid("workload_size", format!("{} is outside 1..={} for {workload}", req.workload_size, workload.max_size()))
-    })?;
-    let partitions = req.workload_partitions.max(1);
-    if partitions > MAX_WORKLOAD_PARTITIONS {
-        return Err(invalid("workload_partitions", format!("{partitions} is above {MAX_WORKLOAD_PARTITIONS}")));
-    }
-    let params = dir.join(format!("{workload}-{size}.params"));
-    Ok(Decoded::Workload { workload, size, partitions: partitions as usize, params })
+    Err(invalid("sector_size", format!("{given} bytes, but registered_proof {number} is for {size}-byte sectors")))
 }
 
 /// The parameter file and circuit name of a `PreloadSRS`/`EvictSRS` circuit
@@ -190,6 +156,7 @@ pub(crate) struct Check {
     filecoin: Option<CircuitId>,
     /// Where the verifying key is read from (the `.vk` file, or a parameter file's head).
     pub(crate) vk: PathBuf,
+    /// The public inputs of each partition, without the leading one.
     inputs: Vec<Vec<Scalar>>,
 }
 
@@ -222,62 +189,44 @@ pub(crate) struct Prepared {
 }
 
 impl Decoded {
-    /// The Filecoin circuit, refusing a proof type of the other kind.
-    fn circuit(&self) -> Result<Option<CircuitId>, Status> {
-        let id = match self {
-            Decoded::WindowPoSt(r) => r.circuit_id(),
-            Decoded::WinningPoSt(r) => r.circuit_id(),
-            Decoded::Workload { .. } => return Ok(None),
-        };
-        id.map(Some).map_err(|e| invalid("registered_proof", e))
-    }
-
     /// filecoin-proofs' checks and the circuits, as a job at `priority`
-    /// against the parameters in `cache` (blocking: seconds for 32 GiB WindowPoSt).
+    /// against the parameters in `cache` (blocking: seconds for 32 GiB).
     pub(crate) fn prepare(self, cache: &ParamCache, priority: Priority) -> Result<Prepared, Status> {
-        let partitions = match &self {
-            Decoded::WindowPoSt(r) => r.prepare(),
-            Decoded::WinningPoSt(r) => r.prepare(),
-            Decoded::Workload { workload, size, partitions, params } => {
-                return prepare_workload(*workload, *size, *partitions, params.clone(), priority)
-            }
+        let request = match self {
+            Decoded::Filecoin(request) => request,
+            Decoded::Workload(w) => return w.prepare(priority),
         };
-        let Partitions { circuit_id, circuits, public_inputs } = partitions.map_err(filecoin_status)?;
-        let files = cache.files(circuit_id).map_err(filecoin_status)?;
+        // A vanilla proof refused is named as the request's field: PoRep's
+        // C1 output (whose own parts the message names) is `vanilla_proof`;
+        // the other kinds' errors name the entry of `vanilla_proofs`.
+        let porep = matches!(request, Request::PoRepC2(_));
+        let refused = |e: FilecoinError| match e {
+            FilecoinError::InvalidVanilla { .. } | FilecoinError::Input { .. } if porep => invalid("vanilla_proof", e),
+            FilecoinError::InvalidVanilla { .. } => invalid("vanilla_proofs", e),
+            FilecoinError::Input { field, reason } => invalid(&field, reason),
+            e => filecoin_status(e),
+        };
+        let circuit_id = request.circuit_id().map_err(refused)?;
+        let files = cache.files(circuit_id).map_err(refused)?;
+        // Before the vanilla checks and the circuits: a missing file says so at once.
         require_params(&files.params, &circuit_id.to_string())?;
+        // The PoSt and SnapDeals requests check their vanilla proofs as they
+        // build circuits; a C1 output is checked here (C2 trusts it, and
+        // synthesis of a malformed one may panic in the engine).
+        if let Request::PoRepC2(porep) = &request {
+            porep.check_vanilla().map_err(refused)?;
+        }
+        let Partitions { circuits, public_inputs, .. } = request.prepare().map_err(refused)?;
         let vk = if files.vk.exists() { files.vk } else { files.params.clone() };
-        let job = circuits.into_iter().fold(Job::new(&files.params).priority(priority), Job::partition);
+        // Each partition's synthesized inputs are compared with the
+        // verifier's before a device proves it.
+        let mut job = Job::new(&files.params).priority(priority);
+        for (circuit, inputs) in circuits.into_iter().zip(&public_inputs) {
+            job = job.partition_expecting(circuit, inputs.clone());
+        }
         let check = Check { circuit: circuit_id.to_string(), filecoin: Some(circuit_id), vk, inputs: public_inputs };
         Ok(Prepared { job, params: files.params, check })
     }
-}
-
-fn prepare_workload(
-    workload: Workload,
-    size: usize,
-    partitions: usize,
-    params: PathBuf,
-    priority: Priority,
-) -> Result<Prepared, Status> {
-    let circuit = format!("{workload}-{size}");
-    require_params(&params, &circuit)?;
-    // The file's header must fit the workload before any circuit is built.
-    let summary = cuzk_groth16::inspect(&params).map_err(|e| Status::failed_precondition(format!("{circuit}: {e}")))?;
-    let inputs = workload.public_inputs::<Scalar>(size, 0).map_err(|e| invalid("workload_size", e))?.len() as u64 + 1;
-    let domain = Domain::size_for(workload.expected_constraints(size) + inputs as usize)
-        .map_err(|e| invalid("workload_size", e))?;
-    if summary.h + 1 != domain as u64 || summary.ic != inputs {
-        return Err(invalid("workload_size", format!("{size} does not fit {}", params.display())));
-    }
-    let mut job = Job::new(&params).priority(priority);
-    let mut all_inputs = Vec::with_capacity(partitions);
-    for _ in 0..partitions {
-        let c = workload.circuit::<Scalar>(size, rand::random()).map_err(|e| invalid("workload_size", e))?;
-        all_inputs.push(c.public_inputs());
-        job = job.partition(c);
-    }
-    let check = Check { circuit, filecoin: None, vk: params.clone(), inputs: all_inputs };
-    Ok(Prepared { job, params, check })
 }
 
 fn require_params(path: &Path, circuit: &str) -> Result<(), Status> {
