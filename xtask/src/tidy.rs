@@ -37,6 +37,12 @@ const RESERVED: &[(&str, &[&str])] = &[
     ("cuzk-ffi", &["cxx", "cc"]),
 ];
 
+/// The workspace crates `name` may depend on, per [`ALLOWED`] (none for a
+/// crate the table does not name).
+pub fn allowed_dependencies(name: &str) -> &'static [&'static str] {
+    ALLOWED.iter().find(|(k, _)| *k == name).map_or(&[], |(_, deps)| deps)
+}
+
 /// The one crate allowed to contain `unsafe`.
 const UNSAFE_CRATE: &str = "cuzk-ffi";
 
