@@ -21,7 +21,8 @@ const ARTIFACTS: &[Artifact] = &[
     Artifact::Test("cuzk-pipeline", "gpu_engine"),
     Artifact::Bench("cuzk-gpu", "kernels"),
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
-    Artifact::Bin("cuzk", "cuzk", &["filecoin"]),
+    // `daemon` brings `cuzk daemon` and `cuzk client` for the mixed-load runs.
+    Artifact::Bin("cuzk", "cuzk", &["filecoin", "daemon"]),
     Artifact::Bin("cuzk-benches", "compare-cpu", &[]),
     Artifact::Bin("cuzk-benches", "filecoin-synth", &["filecoin"]),
 ];
