@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use cuzk_filecoin::ParamCache;
 use cuzk_groth16::{PreparedVerifyingKey, VerifyingKey};
-use cuzk_pipeline::{Engine, EngineError, JobHandle, Priority};
+use cuzk_pipeline::{Engine, EngineError, JobHandle, JobId, Priority};
 use prost::Message;
 use sha2::{Digest, Sha256};
 use tonic::Status;
@@ -339,15 +339,32 @@ impl Core {
                 }
             })
             .collect();
+        let running: HashMap<JobId, (String, &'static str)> = self
+            .jobs
+            .unfinished()
+            .into_iter()
+            .filter_map(|e| e.lock_slot().engine_id.map(|id| (id, (e.id.clone(), e.kind.label()))))
+            .collect();
         let gpus = self
             .engine
-            .backends()
-            .iter()
+            .devices()
+            .into_iter()
             .enumerate()
-            .map(|(i, name)| proto::GpuStatus {
-                ordinal: name.strip_prefix("cuda:").and_then(|n| n.parse().ok()).unwrap_or(i as u32),
-                name: name.clone(),
-                ..Default::default()
+            .map(|(i, d)| {
+                let (job, kind) = d.current_job.and_then(|id| running.get(&id).cloned()).unwrap_or_default();
+                let (total, free) = d.memory.unwrap_or_default();
+                proto::GpuStatus {
+                    ordinal: d.name.strip_prefix("cuda:").and_then(|n| n.parse().ok()).unwrap_or(i as u32),
+                    name: d.name,
+                    vram_total_bytes: total,
+                    vram_free_bytes: free,
+                    current_job_id: job,
+                    current_proof_kind: kind.into(),
+                    out_of_service_reason: d.out_of_service.unwrap_or_default(),
+                    busy_ms: d.busy_ms as u64,
+                    calls: d.calls,
+                    faults: d.faults,
+                }
             })
             .collect();
         let queues = self
@@ -381,6 +398,7 @@ impl Core {
             resident_bytes: resident.iter().map(|r| r.bytes).sum(),
             resident_files: resident.len() as u64,
             uptime_secs: self.started.elapsed().as_secs(),
+            devices: self.engine.devices(),
         };
         self.metrics.text(&snapshot)
     }

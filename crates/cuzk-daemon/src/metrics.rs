@@ -1,7 +1,8 @@
 //! The daemon's Prometheus metrics (prometheus-client, OpenMetrics text):
 //! per proof kind, histograms of where a job's time went and counters of
-//! how jobs ended; gauges of queue depth, the memory budget and resident
-//! parameters, set from the daemon's state when the text is made.
+//! how jobs ended; gauges of queue depth, the memory budget, resident
+//! parameters and each device (busy time, faults, service, free memory),
+//! set from the daemon's state when the text is made.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -10,7 +11,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-use cuzk_pipeline::Timings;
+use cuzk_pipeline::{DeviceStatus, Timings};
 
 /// The `kind` label.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -25,7 +26,14 @@ struct QueueLabel {
     state: String,
 }
 
+/// The `device` label (`cuda:0`, `cpu`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeviceLabel {
+    device: String,
+}
+
 type Seconds = Family<KindLabel, Histogram, fn() -> Histogram>;
+type PerDevice = Family<DeviceLabel, Gauge>;
 
 /// Seconds from 10 ms to ~3 hours, doubling: a 2 KiB WinningPoSt on a GPU
 /// and a 32 GiB PoRep on a CPU both land inside.
@@ -50,6 +58,11 @@ pub(crate) struct Metrics {
     resident_bytes: Gauge,
     resident_files: Gauge,
     uptime: Gauge,
+    device_busy_ms: PerDevice,
+    device_calls: PerDevice,
+    device_faults: PerDevice,
+    device_in_service: PerDevice,
+    device_free_bytes: PerDevice,
 }
 
 /// The daemon's state when metrics are read.
@@ -61,6 +74,7 @@ pub(crate) struct Snapshot {
     pub(crate) resident_bytes: u64,
     pub(crate) resident_files: u64,
     pub(crate) uptime_secs: u64,
+    pub(crate) devices: Vec<DeviceStatus>,
 }
 
 impl Metrics {
@@ -91,6 +105,17 @@ impl Metrics {
         registry.register("cuzk_resident_params_bytes", "Bytes of parameter files resident", resident_bytes.clone());
         registry.register("cuzk_resident_params", "Parameter files resident or loading", resident_files.clone());
         registry.register("cuzk_uptime_seconds", "Seconds since the daemon started", uptime.clone());
+        let per_device: [PerDevice; 5] = Default::default();
+        let [device_busy_ms, device_calls, device_faults, device_in_service, device_free_bytes] = per_device;
+        for (name, help, g) in [
+            ("cuzk_device_busy_milliseconds", "Milliseconds the device spent in prove calls", &device_busy_ms),
+            ("cuzk_device_calls", "Prove calls the device made", &device_calls),
+            ("cuzk_device_faults", "Failed prove calls counted against the device", &device_faults),
+            ("cuzk_device_in_service", "1 while the device takes work, 0 once taken out of service", &device_in_service),
+            ("cuzk_device_memory_free_bytes", "Free device memory (GPUs only)", &device_free_bytes),
+        ] {
+            registry.register(name, help, g.clone());
+        }
         Metrics {
             registry,
             queue,
@@ -107,6 +132,11 @@ impl Metrics {
             resident_bytes,
             resident_files,
             uptime,
+            device_busy_ms,
+            device_calls,
+            device_faults,
+            device_in_service,
+            device_free_bytes,
         }
     }
 
@@ -148,6 +178,16 @@ impl Metrics {
         self.resident_bytes.set(gauge(now.resident_bytes));
         self.resident_files.set(gauge(now.resident_files));
         self.uptime.set(gauge(now.uptime_secs));
+        for d in &now.devices {
+            let label = DeviceLabel { device: d.name.clone() };
+            self.device_busy_ms.get_or_create(&label).set(d.busy_ms as i64);
+            self.device_calls.get_or_create(&label).set(gauge(d.calls));
+            self.device_faults.get_or_create(&label).set(gauge(d.faults));
+            self.device_in_service.get_or_create(&label).set(i64::from(d.out_of_service.is_none()));
+            if let Some((_, free)) = d.memory {
+                self.device_free_bytes.get_or_create(&label).set(gauge(free));
+            }
+        }
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
@@ -177,6 +217,15 @@ mod tests {
             resident_bytes: 7,
             resident_files: 1,
             uptime_secs: 3,
+            devices: vec![DeviceStatus {
+                name: "cuda:0".into(),
+                current_job: None,
+                busy_ms: 1500.0,
+                calls: 4,
+                faults: 3,
+                out_of_service: Some("3 consecutive failed calls".into()),
+                memory: Some((100, 40)),
+            }],
         };
         let text = m.text(&snap);
         for line in [
@@ -188,6 +237,10 @@ mod tests {
             "cuzk_memory_budget_used_bytes 10",
             "cuzk_memory_budget_bytes 100",
             "cuzk_uptime_seconds 3",
+            "cuzk_device_busy_milliseconds{device=\"cuda:0\"} 1500",
+            "cuzk_device_faults{device=\"cuda:0\"} 3",
+            "cuzk_device_in_service{device=\"cuda:0\"} 0",
+            "cuzk_device_memory_free_bytes{device=\"cuda:0\"} 40",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }

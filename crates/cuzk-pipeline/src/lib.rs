@@ -34,7 +34,7 @@ pub use backends::select::BackendChoice;
 pub use backends::{BackendError, ProveBackend, ProveOutput};
 /// The GPU layer's error, as [`BackendError::Gpu`] carries it.
 pub use cuzk_gpu::GpuError;
-pub use engine::{Config, Engine, JobHandle, JobStatus, ResidentParams};
+pub use engine::{Config, DeviceStatus, Engine, JobHandle, JobStatus, ResidentParams};
 pub use error::EngineError;
 pub use job::{Job, JobId, JobResult, Priority, Timings};
 pub use recordings::RecordingStatus;

@@ -80,6 +80,12 @@ impl ProveBackend for CudaBackend {
         format!("cuda:{}", self.device.id())
     }
 
+    fn memory(&self) -> Option<(u64, u64)> {
+        // Read afresh: the handle's own figures are those of when it opened.
+        let now = Device::open(self.device.id()).ok()?;
+        Some((now.info().total_mem, now.info().free_mem))
+    }
+
     fn prove(
         &self,
         params: &Arc<Parameters>,

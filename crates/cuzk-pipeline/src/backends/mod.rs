@@ -88,6 +88,12 @@ pub trait ProveBackend: Send + Sync {
     /// How the backend is reported: `cpu`, `cpu:1`, `cuda:0`.
     fn name(&self) -> String;
 
+    /// The device's memory now, (total, free) bytes; `None` where the
+    /// backend has no memory of its own (the CPU).
+    fn memory(&self) -> Option<(u64, u64)> {
+        None
+    }
+
     /// Proves a batch of assignments against `params` with the given `(r, s)`
     /// per proof. The engine adds the backend's name to the error.
     fn prove(

@@ -18,6 +18,10 @@ pub struct Config {
     pub backends: Option<Vec<Arc<dyn ProveBackend>>>,
     /// Threads synthesizing partitions (each synthesis is itself sequential).
     pub synthesis_workers: usize,
+    /// Threads beside them that synthesize only high and critical partitions,
+    /// so that a WinningPoSt does not wait for a thread busy with a PoRep
+    /// partition (0: none).
+    pub urgent_synthesis_workers: usize,
     /// Prove workers per device; the device lock is held only around kernel work.
     pub workers_per_device: usize,
     /// Most partitions of one job proved in one backend call.
@@ -51,6 +55,7 @@ impl Default for Config {
             backend: BackendChoice::Auto,
             backends: None,
             synthesis_workers: cores.clamp(1, 8),
+            urgent_synthesis_workers: 1,
             workers_per_device: 1,
             max_batch: 16,
             memory_budget: default_memory_budget(),

@@ -18,6 +18,7 @@ use rand::SeedableRng;
 
 use self::queue::Pending;
 use self::state::{JobState, Shared, State};
+use self::synth_worker::Lane;
 use crate::backends::{select, ProveBackend};
 use crate::budget::MemoryBudget;
 use crate::dropper::Dropper;
@@ -29,6 +30,8 @@ use crate::EngineError;
 
 /// How an engine is built.
 pub(crate) mod config;
+/// Each device's standing: current job, busy time, faults, service.
+mod devices;
 /// Bytes of partitions, parameters and recordings, and their reservation.
 mod memory;
 /// The prove threads.
@@ -41,6 +44,7 @@ mod state;
 mod synth_worker;
 
 pub use self::config::Config;
+pub use self::devices::DeviceStatus;
 
 /// Where a job stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +91,12 @@ impl Engine {
             Some(seed) => StdRng::seed_from_u64(seed),
             None => StdRng::from_entropy(),
         };
+        // Each synthesis thread runs its partition inside this pool (`install`),
+        // so the pool has a worker for each of them at least: with fewer, an
+        // urgent partition would queue behind busy ones.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let synth_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.max(config.synthesis_workers.max(1) + config.urgent_synthesis_workers))
             .thread_name(|i| format!("cuzk-synth-pool-{i}"))
             .start_handler(|_| synth_worker::yield_cpu_to_provers())
             .build()
@@ -103,6 +112,8 @@ impl Engine {
                 srs_reserved: HashMap::new(),
                 recordings_reserved: 0,
                 rng,
+                devices: vec![Default::default(); backends.len()],
+                admitting: Vec::new(),
             })),
             wake: Arc::new(Condvar::new()),
             srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
@@ -122,7 +133,11 @@ impl Engine {
         let mut threads = Vec::new();
         for i in 0..config.synthesis_workers.max(1) {
             let s = shared.clone();
-            threads.push(spawn(format!("cuzk-synth-{i}"), move || synth_worker::run(&s)));
+            threads.push(spawn(format!("cuzk-synth-{i}"), move || synth_worker::run(&s, Lane::Any)));
+        }
+        for i in 0..config.urgent_synthesis_workers {
+            let s = shared.clone();
+            threads.push(spawn(format!("cuzk-synth-urgent-{i}"), move || synth_worker::run(&s, Lane::Urgent)));
         }
         for d in 0..shared.backends.len() {
             for w in 0..config.workers_per_device.max(1) {
@@ -181,6 +196,26 @@ impl Engine {
         &self.backend_names
     }
 
+    /// Every device, in the order of [`Engine::backends`]: the job it proves
+    /// now, its busy time and faults, whether it is in service, its memory.
+    pub fn devices(&self) -> Vec<DeviceStatus> {
+        let states = self.shared.lock().devices.clone();
+        self.shared
+            .backends
+            .iter()
+            .zip(states)
+            .map(|(b, d)| DeviceStatus {
+                name: b.name(),
+                current_job: d.current_job,
+                busy_ms: d.busy_ms,
+                calls: d.calls,
+                faults: d.faults,
+                out_of_service: d.retired,
+                memory: b.memory(),
+            })
+            .collect()
+    }
+
     /// Queues a job; its partitions start synthesizing as soon as workers and
     /// memory allow.
     pub fn submit(&self, job: Job) -> Result<JobHandle, EngineError> {
@@ -191,6 +226,9 @@ impl Engine {
         let mut st = self.shared.lock();
         if st.shutdown {
             return Err(EngineError::Shutdown);
+        }
+        if let Some(why) = st.no_device_left() {
+            return Err(EngineError::BackendUnavailable(why));
         }
         let id = st.next_id;
         st.next_id += 1;

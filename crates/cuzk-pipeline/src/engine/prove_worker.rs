@@ -1,6 +1,7 @@
 //! The prove threads, one or more per device: each takes a batch of ready
 //! partitions of the most urgent job, proves it under the device's lock,
-//! optionally verifies the proofs, and completes or fails the job.
+//! optionally verifies the proofs, and completes the job's partitions, or
+//! retries them once when the device failed ([`super::devices`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,35 +9,39 @@ use std::time::Instant;
 use blstrs::Scalar;
 use cuzk_groth16::{Parameters, PreparedVerifyingKey, Proof};
 
-use super::queue::{take_batch, Batch, Taken};
+use super::devices::Fault;
+use super::queue::{take_batch, Batch, Ready, Retry, Taken};
 use super::state::{ms_since, Shared};
 use crate::backends::{BackendError, ProveBackend, ProveOutput};
 use crate::timeline::Event;
 use crate::EngineError;
 
-/// The prove thread of device `device`, until the engine shuts down.
+/// The prove thread of device `device`, until the engine shuts down or
+/// the device is taken out of service.
 pub(super) fn run(s: &Shared, device: usize) {
     let backend = s.backends[device].clone();
     let name = backend.name();
     loop {
         let mut st = s.lock();
-        let batch = loop {
-            if st.shutdown {
+        let taken = loop {
+            if st.shutdown || st.devices[device].retired.is_some() {
                 return;
             }
             // Leave every device a share of what is ready, so one device
             // does not take a whole job while another idles.
             let share = st.ready.len().div_ceil(s.backends.len()).max(1);
-            if let Some(taken) = take_batch(&mut st.ready, s.max_batch.min(share)) {
+            let others = st.devices.iter().enumerate().any(|(i, d)| i != device && d.retired.is_none());
+            if let Some(taken) = take_batch(&mut st.ready, s.max_batch.min(share), device, others) {
                 break taken;
             }
             st = s.wait(st);
         };
-        let Taken { job: job_id, parts, reserved, batch } = batch;
+        let Taken { job: job_id, parts, reserved, retries, batch } = taken;
         let Some(path) = st.jobs.get(&job_id).map(|j| j.params.clone()) else {
-            s.free_then_release(batch, reserved);
+            s.free_then_release(batch, reserved.iter().sum());
             continue;
         };
+        st.devices[device].current_job = Some(job_id);
         let randomness: Vec<(Scalar, Scalar)> = parts
             .iter()
             .map(|_| {
@@ -48,6 +53,7 @@ pub(super) fn run(s: &Shared, device: usize) {
             .collect();
         drop(st);
 
+        let mut prove_ms = 0.0;
         let outcome = s.srs.get(&path).map_err(|message| EngineError::Params { path, message }).and_then(
             |(loaded, _)| {
                 let params = &loaded.params;
@@ -58,7 +64,7 @@ pub(super) fn run(s: &Shared, device: usize) {
                     let _device = s.device_locks[device].lock().unwrap_or_else(|p| p.into_inner());
                     prove(&batch, &*backend, params, &randomness)
                 };
-                let prove_ms = ms_since(start);
+                prove_ms = ms_since(start);
                 s.record(Event::ProveEnd, job_id, &parts, Some(&name));
                 let checked = out.and_then(|out| {
                     if s.self_check {
@@ -66,17 +72,29 @@ pub(super) fn run(s: &Shared, device: usize) {
                     }
                     Ok(out)
                 });
-                let out = checked.map_err(|source| EngineError::Prove { backend: name.clone(), source })?;
-                Ok((out, prove_ms))
+                checked.map_err(|source| EngineError::Prove { backend: name.clone(), source })
             },
         );
 
         let dropped = recorded_outcome(s, &batch, &outcome);
-        s.free_then_release(batch, reserved);
         let mut st = s.lock();
+        let d = &mut st.devices[device];
+        d.current_job = None;
+        d.calls += 1;
+        d.busy_ms += prove_ms;
         st.release_recording(dropped);
         match outcome {
-            Ok((out, prove_ms)) => {
+            Ok(out) => {
+                st.devices[device].succeeded();
+                // A suspect failure elsewhere that this device proved was
+                // that device's after all.
+                for r in retries.iter().flatten().filter(|r| r.fault == Fault::Suspect && r.device != device) {
+                    let other = s.backends[r.device].name();
+                    if st.devices[r.device].blame(&other, &format!("{name} proved what it failed")) {
+                        s.retired(&mut st);
+                    }
+                }
+                s.free_then_release(batch, reserved.iter().sum());
                 if let Some(job) = st.jobs.get_mut(&job_id) {
                     job.timings.prove_ms += prove_ms;
                     job.timings.add_call(&out.breakdown, prove_ms);
@@ -90,7 +108,30 @@ pub(super) fn run(s: &Shared, device: usize) {
                     }
                 }
             }
-            Err(e) => s.fail(&mut st, job_id, e),
+            Err(e) => {
+                let fault = match &e {
+                    EngineError::Prove { source, .. } => Fault::of(source),
+                    _ => Fault::Work,
+                };
+                let retired = fault == Fault::Device && st.devices[device].blame(&name, &e.to_string());
+                let first_failure = retries.iter().all(Option::is_none);
+                match st.jobs.get(&job_id).map(|j| j.priority) {
+                    Some(priority) if fault != Fault::Work && first_failure => {
+                        tracing::warn!(job = job_id, partitions = ?parts, device = %name, error = %e, "prove call failed; retrying");
+                        let retry = Some(Retry { device, fault });
+                        for ((part, bytes), assignment) in parts.into_iter().zip(reserved).zip(batch.into_parts()) {
+                            st.ready.push(Ready { priority, job: job_id, part, assignment, reserved: bytes, retry });
+                        }
+                    }
+                    _ => {
+                        s.free_then_release(batch, reserved.iter().sum());
+                        s.fail(&mut st, job_id, e);
+                    }
+                }
+                if retired {
+                    s.retired(&mut st);
+                }
+            }
         }
         drop(st);
         s.wake.notify_all();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use blstrs::Scalar;
 use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
+use super::devices::Fault;
 use crate::job::{JobId, Priority};
 use crate::synthesis::{Synthesize, Synthesized};
 
@@ -51,6 +52,18 @@ pub(super) struct Ready {
     pub(super) part: usize,
     pub(super) assignment: Synthesized,
     pub(super) reserved: u64,
+    /// The call that failed it before, when this is its retry.
+    pub(super) retry: Option<Retry>,
+}
+
+/// A partition's failed call: the partition goes to another device while
+/// one is in service, and gets no further retry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Retry {
+    /// The device whose call failed.
+    pub(super) device: usize,
+    /// How that failure was judged.
+    pub(super) fault: Fault,
 }
 
 /// The partitions of one backend call, all of one kind.
@@ -79,6 +92,14 @@ impl Batch {
         None
     }
 
+    /// The partitions again, in batch order (for a retry).
+    pub(super) fn into_parts(self) -> Vec<Synthesized> {
+        match self {
+            Batch::Assignments(v) => v.into_iter().map(|pa| Synthesized::Assignment(Box::new(pa))).collect(),
+            Batch::Witnesses(shape, v) => v.into_iter().map(|w| Synthesized::Witness(w, shape.clone())).collect(),
+        }
+    }
+
     /// The public inputs of every partition, the constant one left out.
     pub(super) fn public_inputs(&self) -> Vec<&[Scalar]> {
         match self {
@@ -88,41 +109,47 @@ impl Batch {
     }
 }
 
-/// What a prove worker takes from the ready partitions.
+/// What a prove worker takes from the ready partitions; per partition, in
+/// batch order, its index, budget bytes and earlier failed call.
 pub(super) struct Taken {
     pub(super) job: JobId,
     pub(super) parts: Vec<usize>,
-    pub(super) reserved: u64,
+    pub(super) reserved: Vec<u64>,
+    pub(super) retries: Vec<Option<Retry>>,
     pub(super) batch: Batch,
 }
 
 /// Takes ready partitions of the most urgent job (highest priority, then
 /// oldest), lowest partition first: at most `max`, all of the lowest one's
-/// kind (assignments, or witnesses of one shape), for one backend call.
-pub(super) fn take_batch(ready: &mut Vec<Ready>, max: usize) -> Option<Taken> {
-    let best = ready.iter().map(|r| (r.priority, Reverse(r.job))).max()?;
+/// kind (assignments, or witnesses of one shape), for one backend call on
+/// `device`. While `others_in_service`, partitions whose call failed on
+/// `device` are left for the other devices.
+pub(super) fn take_batch(ready: &mut Vec<Ready>, max: usize, device: usize, others_in_service: bool) -> Option<Taken> {
+    let usable = |r: &Ready| !(others_in_service && r.retry.is_some_and(|f| f.device == device));
+    let best = ready.iter().filter(|r| usable(r)).map(|r| (r.priority, Reverse(r.job))).max()?;
     let job = best.1 .0;
     let mut mine: Vec<Ready> = Vec::new();
     let mut i = 0;
     while i < ready.len() {
-        if ready[i].job == job {
+        if ready[i].job == job && usable(&ready[i]) {
             mine.push(ready.swap_remove(i));
         } else {
             i += 1;
         }
     }
     mine.sort_by_key(|r| r.part);
-    let (mut batch, mut parts, mut reserved) = (None, Vec::new(), 0);
-    for Ready { priority, job, part, assignment, reserved: bytes } in mine {
+    let (mut batch, mut parts, mut reserved, mut retries) = (None, Vec::new(), Vec::new(), Vec::new());
+    for Ready { priority, job, part, assignment, reserved: bytes, retry } in mine {
         match Batch::join(&mut batch, assignment, max) {
             None => {
                 parts.push(part);
-                reserved += bytes;
+                reserved.push(bytes);
+                retries.push(retry);
             }
-            Some(assignment) => ready.push(Ready { priority, job, part, assignment, reserved: bytes }),
+            Some(assignment) => ready.push(Ready { priority, job, part, assignment, reserved: bytes, retry }),
         }
     }
-    batch.map(|batch| Taken { job, parts, reserved, batch })
+    batch.map(|batch| Taken { job, parts, reserved, retries, batch })
 }
 
 #[cfg(test)]
@@ -131,7 +158,7 @@ mod tests {
     use cuzk_synth::workloads::MulChain;
 
     fn ready(part: usize, assignment: Synthesized) -> Ready {
-        Ready { priority: Priority::Normal, job: 1, part, assignment, reserved: 10 + part as u64 }
+        Ready { priority: Priority::Normal, job: 1, part, assignment, reserved: 10 + part as u64, retry: None }
     }
 
     fn kind(t: &Taken) -> (Option<*const RecordedShape<Scalar>>, usize) {
@@ -149,15 +176,27 @@ mod tests {
         let w = |shape: &Arc<RecordedShape<Scalar>>| Synthesized::Witness(Witness::default(), shape.clone());
         let mut queue =
             vec![ready(3, w(&t)), ready(1, w(&s)), ready(0, pa()), ready(4, pa()), ready(2, w(&s)), ready(5, w(&s))];
-        let mut take = |max| take_batch(&mut queue, max).unwrap();
+        let mut take = |max| take_batch(&mut queue, max, 0, false).unwrap();
         let first = take(8);
-        assert_eq!((first.parts.clone(), first.reserved, kind(&first)), (vec![0, 4], 24, (None, 2)));
+        assert_eq!((first.parts.clone(), first.reserved.clone(), kind(&first)), (vec![0, 4], vec![10, 14], (None, 2)));
         let second = take(2);
         assert_eq!((second.parts.clone(), kind(&second)), (vec![1, 2], (Some(Arc::as_ptr(&s)), 2)));
         let third = take(8);
         assert_eq!((third.parts.clone(), kind(&third)), (vec![3], (Some(Arc::as_ptr(&t)), 1)));
         let fourth = take(8);
         assert_eq!((fourth.parts.clone(), kind(&fourth)), (vec![5], (Some(Arc::as_ptr(&s)), 1)));
-        assert!(take_batch(&mut queue, 8).is_none());
+        assert!(take_batch(&mut queue, 8, 0, false).is_none());
+    }
+
+    #[test]
+    fn a_retried_partition_goes_to_another_device_while_one_is_in_service() {
+        let pa = || Synthesized::Assignment(Box::new(ProvingAssignment::new()));
+        let failed_on_0 = Some(Retry { device: 0, fault: Fault::Device });
+        let mut queue = vec![Ready { retry: failed_on_0, ..ready(0, pa()) }];
+        assert!(take_batch(&mut queue, 8, 0, true).is_none(), "device 0 leaves it to the others");
+        let taken = take_batch(&mut queue, 8, 1, true).expect("device 1 takes it");
+        assert_eq!((taken.parts, taken.retries), (vec![0], vec![failed_on_0]));
+        let mut alone = vec![Ready { retry: failed_on_0, ..ready(0, pa()) }];
+        assert!(take_batch(&mut alone, 8, 0, false).is_some(), "with no other device in service it retries where it failed");
     }
 }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use cuzk_groth16::Proof;
 use rand::rngs::StdRng;
 
+use super::devices::DeviceState;
 use super::queue::{Pending, Ready};
 use crate::backends::ProveBackend;
 use crate::budget::MemoryBudget;
@@ -53,6 +54,12 @@ pub(super) struct State {
     /// Bytes of recorded constraint systems, held for the engine's life.
     pub(super) recordings_reserved: u64,
     pub(super) rng: StdRng,
+    /// Per backend, in order: its standing (`devices`).
+    pub(super) devices: Vec<DeviceState>,
+    /// Priorities of the partitions whose synthesis threads wait for budget
+    /// bytes: a partition of lower priority does not take bytes while one
+    /// of higher priority waits (`synth_worker`).
+    pub(super) admitting: Vec<Priority>,
 }
 
 /// One job in flight.
@@ -112,6 +119,17 @@ impl Shared {
         });
     }
 
+    /// Called when a device has just been taken out of service: once none is
+    /// left, every unfinished job fails, and so does every later submission
+    /// ([`State::no_device_left`]).
+    pub(super) fn retired(&self, st: &mut State) {
+        let Some(why) = st.no_device_left() else { return };
+        let ids: Vec<JobId> = st.jobs.keys().copied().collect();
+        for id in ids {
+            self.fail(st, id, EngineError::BackendUnavailable(why.clone()));
+        }
+    }
+
     /// Ends a job whose every partition is proved.
     pub(super) fn finish(&self, st: &mut State, id: JobId) {
         let Some(mut job) = st.jobs.remove(&id) else { return };
@@ -125,6 +143,17 @@ impl Shared {
         tracing::info!(job = id, total_ms = result.timings.total_ms, backend = %result.backend, "done");
         let _ = job.done.send(Ok(result));
         self.record(Event::Done, id, &[], None);
+    }
+}
+
+impl State {
+    /// Why no job can be proved, when every device is out of service.
+    pub(super) fn no_device_left(&self) -> Option<String> {
+        if self.devices.iter().any(|d| d.retired.is_none()) {
+            return None;
+        }
+        let reasons: Vec<&str> = self.devices.iter().filter_map(|d| d.retired.as_deref()).collect();
+        Some(format!("every device is out of service ({})", reasons.join("; ")))
     }
 }
 

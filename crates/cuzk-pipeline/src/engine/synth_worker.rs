@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::memory::{partition_bytes, witness_bytes};
 use super::queue::Ready;
 use super::state::{ms_since, Shared};
+use crate::job::Priority;
 use crate::synthesis::Synthesized;
 use crate::timeline::Event;
 use crate::EngineError;
@@ -29,8 +30,35 @@ pub(super) fn yield_cpu_to_provers() {
     }
 }
 
+/// Which partitions a synthesis thread takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Lane {
+    /// The most urgent pending partition, whatever its priority.
+    Any,
+    /// Only partitions of high or critical priority: with every `Any`
+    /// thread busy synthesizing normal work (a 32 GiB PoRep partition takes
+    /// tens of seconds), a WinningPoSt still starts at once.
+    Urgent,
+}
+
+impl Lane {
+    fn takes(self, priority: Priority) -> bool {
+        self == Lane::Any || priority >= Priority::High
+    }
+}
+
+/// How a synthesis thread's wait for budget bytes ended.
+enum Admission {
+    /// The bytes are reserved.
+    Reserved,
+    /// A more urgent partition is pending: this one goes back to the queue.
+    Outranked,
+    /// The job ended (or can never fit) or the engine shuts down.
+    Gone,
+}
+
 /// One synthesis thread, until the engine shuts down.
-pub(super) fn run(s: &Shared) {
+pub(super) fn run(s: &Shared, lane: Lane) {
     yield_cpu_to_provers();
     loop {
         let mut st = s.lock();
@@ -38,11 +66,13 @@ pub(super) fn run(s: &Shared) {
             if st.shutdown {
                 return;
             }
-            match st.pending.pop() {
-                Some(t) if st.jobs.contains_key(&t.job) => break t,
-                Some(_) => continue,
-                None => st = s.wait(st),
+            if st.pending.peek().is_some_and(|t| lane.takes(t.priority)) {
+                if let Some(t) = st.pending.pop().filter(|t| st.jobs.contains_key(&t.job)) {
+                    break t;
+                }
+                continue;
             }
+            st = s.wait(st);
         };
         let path = st.jobs[&task.job].params.clone();
         if let Err(e) = s.reserve_srs(&mut st, &path) {
@@ -63,21 +93,52 @@ pub(super) fn run(s: &Shared) {
         let synthesizer = s.recordings.synthesizer(&path, &params);
         drop(params);
 
+        // Bytes go to the most urgent partition first: a partition does not
+        // reserve while one of higher priority waits for bytes, and gives
+        // its place back when one of higher priority is pending.
         let mut st = s.lock();
-        loop {
+        let mut waiting = false;
+        let admission = loop {
             if st.shutdown || !st.jobs.contains_key(&task.job) {
-                break;
+                break Admission::Gone;
             }
-            if st.budget.try_reserve(bytes) {
-                break;
+            let outranked_waiter = st.admitting.iter().any(|p| *p > task.priority);
+            if !outranked_waiter && st.budget.try_reserve(bytes) {
+                break Admission::Reserved;
+            }
+            if st.pending.peek().is_some_and(|p| p.priority > task.priority) {
+                break Admission::Outranked;
             }
             if bytes > st.room_for_partitions() {
                 let needed = bytes + st.srs_reserved.get(&path).copied().unwrap_or(0);
                 let budget = st.budget.total();
                 s.fail(&mut st, task.job, EngineError::TooLarge { needed, budget });
-                break;
+                break Admission::Gone;
+            }
+            if !waiting {
+                st.admitting.push(task.priority);
+                waiting = true;
             }
             st = s.wait(st);
+        };
+        if waiting {
+            if let Some(i) = st.admitting.iter().position(|p| *p == task.priority) {
+                st.admitting.swap_remove(i);
+            }
+        }
+        match admission {
+            Admission::Reserved => {}
+            Admission::Outranked => {
+                st.pending.push(task);
+                drop(st);
+                s.wake.notify_all();
+                continue;
+            }
+            Admission::Gone => {
+                drop(st);
+                s.wake.notify_all();
+                continue;
+            }
         }
         let Some(job) = st.jobs.get_mut(&task.job) else { continue };
         job.timings.srs_ms = job.timings.srs_ms.max(srs_ms);
@@ -134,7 +195,7 @@ pub(super) fn run(s: &Shared) {
                     Synthesized::Assignment(_) => bytes,
                 };
                 st.budget.release(bytes - reserved);
-                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved });
+                st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved, retry: None });
             }
             (Ok(assignment), Some(err), Some(_)) => {
                 s.free_then_release(assignment, bytes);

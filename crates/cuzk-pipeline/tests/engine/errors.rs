@@ -45,18 +45,20 @@ fn engine_on(device: impl ProveBackend + 'static) -> Engine {
 }
 
 #[test]
-fn a_failing_device_fails_its_job_with_the_error_and_the_engine_goes_on() {
+fn a_failing_device_fails_its_job_with_the_error() {
     let (path, _) = params();
     let engine = engine_on(Failing(GpuError::Host("injected device failure".into())));
-    for seed in 0..2 {
-        match engine.submit(job(path, 1, 60 + seed).0).unwrap().wait() {
-            Err(EngineError::Prove { backend, source: BackendError::Gpu(GpuError::Host(message)) }) => {
-                assert_eq!(backend, "failing");
-                assert!(message.contains("injected"));
-            }
-            other => panic!("expected a prove error, got {other:?}"),
+    match engine.submit(job(path, 1, 60).0).unwrap().wait() {
+        Err(EngineError::Prove { backend, source: BackendError::Gpu(GpuError::Host(message)) }) => {
+            assert_eq!(backend, "failing");
+            assert!(message.contains("injected"));
         }
+        other => panic!("expected a prove error, got {other:?}"),
     }
+    // The call and its one retry failed; the device stays in service until a
+    // third failure in a row (tests/engine/faults.rs).
+    let device = &engine.devices()[0];
+    assert_eq!((device.faults, device.calls, device.out_of_service.is_none()), (2, 2, true), "{device:?}");
 }
 
 #[test]

@@ -22,10 +22,14 @@ macro_rules! witnesses_on_the_cpu {
 mod devices;
 /// Typed failures that stay contained.
 mod errors;
+/// Device faults: retries, retirement, device status.
+mod faults;
 /// Partitions checked against the verifier's public inputs.
 mod inputs;
 /// The memory budget.
 mod memory;
+/// Priority at memory admission and at the synthesis threads.
+mod priority;
 /// Recorded constraint systems.
 mod recordings;
 /// Order, priorities, caching, cancellation, several devices.

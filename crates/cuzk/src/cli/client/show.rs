@@ -38,15 +38,24 @@ pub fn status_table(s: &GetStatusResponse) -> String {
         bytes(s.pinned_memory_bytes),
         bytes(s.pinned_memory_limit_bytes)
     );
-    let _ = writeln!(out, "\n{:<10} {:>12} {:>12}  JOB", "DEVICE", "VRAM FREE", "VRAM TOTAL");
+    let _ = writeln!(
+        out,
+        "\n{:<10} {:>12} {:>12} {:>7} {:>10} {:>6}  JOB",
+        "DEVICE", "VRAM FREE", "VRAM TOTAL", "CALLS", "BUSY S", "FAULTS"
+    );
     for g in &s.gpus {
-        let job = if g.current_job_id.is_empty() { "-".to_string() } else { g.current_job_id.clone() };
+        let job = match (g.current_job_id.is_empty(), g.out_of_service_reason.is_empty()) {
+            (_, false) => format!("OUT OF SERVICE: {}", g.out_of_service_reason),
+            (true, true) => "-".to_string(),
+            (false, true) => format!("{} ({})", g.current_job_id, g.current_proof_kind),
+        };
         let (free, total) = if g.vram_total_bytes == 0 {
             ("-".to_string(), "-".to_string())
         } else {
             (bytes(g.vram_free_bytes), bytes(g.vram_total_bytes))
         };
-        let _ = writeln!(out, "{:<10} {free:>12} {total:>12}  {job}", g.name);
+        let busy = g.busy_ms as f64 / 1e3;
+        let _ = writeln!(out, "{:<10} {free:>12} {total:>12} {:>7} {busy:>10.1} {:>6}  {job}", g.name, g.calls, g.faults);
     }
     let _ = writeln!(out, "\n{:<24} {:<5} {:>12} {:>5}", "PARAMETERS", "TIER", "SIZE", "JOBS");
     if s.loaded_srs.is_empty() {
@@ -73,6 +82,8 @@ pub fn status_json(s: &GetStatusResponse) -> String {
                 "ordinal": g.ordinal, "name": g.name, "vram_total_bytes": g.vram_total_bytes,
                 "vram_free_bytes": g.vram_free_bytes, "current_job_id": g.current_job_id,
                 "current_proof_kind": g.current_proof_kind,
+                "out_of_service_reason": g.out_of_service_reason, "busy_ms": g.busy_ms, "calls": g.calls,
+                "faults": g.faults,
             })
         })
         .collect();
