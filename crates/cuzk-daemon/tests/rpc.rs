@@ -118,6 +118,10 @@ async fn status_metrics_preload_and_eviction() {
     assert!(!twice.was_loaded);
     let s = c.get_status(proto::GetStatusRequest {}).await.unwrap().into_inner();
     assert!(s.loaded_srs.is_empty() && s.total_proofs_completed == 1, "{s:?}");
+    // The device proved the job's partitions and is idle, in service.
+    let cpu = &s.gpus[0];
+    assert!(cpu.calls >= 1 && cpu.faults == 0 && cpu.out_of_service_reason.is_empty(), "{cpu:?}");
+    assert!(cpu.current_job_id.is_empty() && cpu.vram_total_bytes == 0, "the CPU has no VRAM: {cpu:?}");
     // The same metrics over gRPC and HTTP, both strictly parsed.
     let text = c.get_metrics(proto::GetMetricsRequest {}).await.unwrap().into_inner().prometheus_text;
     let samples = parse_metrics(&text);
@@ -126,6 +130,8 @@ async fn status_metrics_preload_and_eviction() {
     assert_eq!(sample(&samples, "cuzk_proof_total_seconds_count", &kind), Some(1.0));
     assert_eq!(sample(&samples, "cuzk_memory_budget_bytes", &[]), Some((4u64 << 30) as f64));
     assert_eq!(sample(&samples, "cuzk_queue_depth", &[("kind", "winning"), ("state", "pending")]), Some(0.0));
+    assert_eq!(sample(&samples, "cuzk_device_in_service", &[("device", "cpu")]), Some(1.0), "{text}");
+    assert_eq!(sample(&samples, "cuzk_device_calls", &[("device", "cpu")]), Some(cpu.calls as f64));
     let mut http = tokio::net::TcpStream::connect(daemon.metrics).await.unwrap();
     http.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
     let mut response = String::new();
