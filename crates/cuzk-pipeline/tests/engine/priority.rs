@@ -5,30 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use blstrs::Scalar;
-use cuzk_groth16::Parameters;
-use cuzk_pipeline::{BackendError, CpuBackend, Engine, Job, Priority, ProveBackend, ProveOutput, SynthesisMode};
+use cuzk_pipeline::{CpuBackend, Engine, Job, Priority, SynthesisMode};
 use cuzk_synth::workloads::MulChain;
-use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, SynthesisError};
+use cuzk_synth::{Circuit, ConstraintSystem, SynthesisError};
 
+use crate::scheduling::Slow;
 use crate::{assert_verifies, config, job, params, Buf, SIZE};
-
-/// The CPU backend, slowed so that partitions hold their bytes for a while.
-struct Slow(CpuBackend);
-impl ProveBackend for Slow {
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn prove(
-        &self,
-        p: &Arc<Parameters>,
-        a: &[ProvingAssignment<Scalar>],
-        r: &[(Scalar, Scalar)],
-    ) -> Result<ProveOutput, BackendError> {
-        std::thread::sleep(Duration::from_millis(50));
-        self.0.prove(p, a, r)
-    }
-    witnesses_on_the_cpu!(0);
-}
 
 /// A mul-chain whose synthesis first sleeps, standing in for a partition
 /// that keeps a synthesis thread busy for a long time.

@@ -83,8 +83,9 @@ fn cancelled_jobs_end_cancelled_and_others_complete() {
 }
 
 /// The CPU backend made slow enough that idle devices pick up the next batch
-/// while one is busy, so the spread over devices does not depend on luck.
-struct Slow(CpuBackend);
+/// while one is busy, so the spread over devices does not depend on luck
+/// (and partitions hold their budget bytes for a while).
+pub(crate) struct Slow(pub(crate) CpuBackend);
 impl ProveBackend for Slow {
     fn name(&self) -> String {
         self.0.name()
