@@ -59,8 +59,10 @@ fn a_critical_partition_takes_the_next_free_bytes() {
     assert_verifies(&critical.wait().unwrap().proofs, &critical_inputs);
     assert_verifies(&normal.wait().unwrap().proofs, &normal_inputs);
     let ev = timeline.events();
-    let submitted = position(&ev, "submit", critical_id);
+    // The submit event is written just after the job is queued, so a thread
+    // may start the job before it: count from whichever came first.
     let critical_starts = position(&ev, "synth_start", critical_id);
+    let submitted = position(&ev, "submit", critical_id).min(critical_starts);
     let normal_between = ev[submitted..critical_starts]
         .iter()
         .filter(|e| e["event"] == "synth_start" && e["job"] == normal_id)
@@ -81,8 +83,8 @@ fn an_urgent_partition_does_not_wait_for_busy_synthesis_threads() {
     cfg.synthesis = SynthesisMode::Classic;
     cfg.timeline = Some(Box::new(timeline.clone()));
     let engine = Engine::new(cfg).unwrap();
-    // Two normal partitions occupy both ordinary threads for 3 s each.
-    let nap = Duration::from_secs(3);
+    // Two normal partitions occupy both ordinary threads for 5 s each.
+    let nap = Duration::from_secs(5);
     let normal = (0..2).fold(Job::new(path), |j, i| j.partition(Sleepy(MulChain::new(SIZE, 410 + i), nap)));
     let normal = engine.submit(normal).unwrap();
     let normal_id = normal.id();
