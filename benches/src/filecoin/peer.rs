@@ -25,6 +25,7 @@ fn at_shape<Tree: Shape, CS: ConstraintSystem<Scalar>>(
 ) -> Result<(), SynthesisError> {
     match circuit {
         ShapeCircuit::PoRep(c) => c.synthesize(cs),
+        ShapeCircuit::PoRepPartition(c) => c.synthesize(cs),
         ShapeCircuit::PoSt(c) => c.synthesize(cs),
         ShapeCircuit::Snap(c) => c.synthesize(cs),
     }

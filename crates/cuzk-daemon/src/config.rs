@@ -65,6 +65,10 @@ pub struct EngineConfig {
     pub memory_budget_gib: Option<f64>,
     /// Threads synthesizing partitions; one per core up to 8 when absent.
     pub synthesis_workers: Option<usize>,
+    /// Threads beside them that take only high and critical partitions
+    /// (WindowPoSt, WinningPoSt), so that one starts while every other
+    /// thread is busy with a PoRep partition; 0 turns the lane off.
+    pub urgent_synthesis_workers: usize,
     /// `recorded` (constraint matrices recorded once per parameter file) or `classic`.
     pub synthesis: String,
     /// Where recordings persist between runs; in memory only when absent.
@@ -134,6 +138,7 @@ impl Default for EngineConfig {
             backend: "auto".into(),
             memory_budget_gib: None,
             synthesis_workers: None,
+            urgent_synthesis_workers: cuzk_pipeline::Config::default().urgent_synthesis_workers,
             synthesis: "recorded".into(),
             recordings_dir: None,
         }
@@ -260,6 +265,7 @@ impl Config {
             backend = %e.backend,
             memory_budget_gib = ?e.memory_budget_gib,
             synthesis_workers = ?e.synthesis_workers,
+            urgent_synthesis_workers = e.urgent_synthesis_workers,
             synthesis = %e.synthesis,
             recordings_dir = ?e.recordings_dir,
             "config [engine]"
@@ -275,6 +281,7 @@ impl Config {
             backend: self.backend().map_err(DaemonError::Config)?,
             synthesis: self.synthesis().map_err(DaemonError::Config)?,
             recordings_dir: self.engine.recordings_dir.clone(),
+            urgent_synthesis_workers: self.engine.urgent_synthesis_workers,
             ..cuzk_pipeline::Config::default()
         };
         if let Some(gib) = self.engine.memory_budget_gib {
@@ -317,6 +324,7 @@ mod tests {
             backend = "cpu"
             memory_budget_gib = 1.5
             synthesis_workers = 3
+            urgent_synthesis_workers = 2
             synthesis = "classic"
             recordings_dir = "/tmp/rec"
             [params]
@@ -334,6 +342,7 @@ mod tests {
         assert_eq!(c.server.log_filter, "debug");
         let e = c.engine_config().unwrap();
         assert_eq!((e.backend, e.synthesis, e.synthesis_workers), (BackendChoice::Cpu, SynthesisMode::Classic, 3));
+        assert_eq!(e.urgent_synthesis_workers, 2);
         assert_eq!(e.memory_budget, 3 << 29);
         assert_eq!(c.params.preload, vec!["wpost-2k".to_string(), "winning-32g".to_string()]);
         assert_eq!((c.results.retention_secs, c.results.max_kept), (5, 7));
@@ -362,7 +371,7 @@ mod tests {
                 keys += 1;
             }
         }
-        assert_eq!(keys, 16, "{text}");
+        assert_eq!(keys, 17, "{text}");
     }
 
     #[test]

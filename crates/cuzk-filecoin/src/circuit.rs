@@ -5,11 +5,12 @@
 //! the five sector sizes use three shapes (8-0-0 for the test sizes, 8-8-0 for
 //! 32 GiB, 8-8-2 for 64 GiB). [`ShapeCircuit`] holds a kind's circuit at one
 //! shape and [`FilecoinCircuit`] picks the shape. Synthesis runs the circuit
-//! unchanged through cuzk-synth's bellpepper adapter.
+//! unchanged through cuzk-synth's bellpepper adapter, whole or in parts
+//! (see [`crate::split`]).
 
 use blstrs::Scalar;
 use cuzk_synth::bellpepper::Bellpepper;
-use cuzk_synth::{Circuit, ConstraintSystem, SynthesisError};
+use cuzk_synth::{Circuit, ConstraintSystem, Split, SynthesisError};
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::sha256::Sha256Hasher;
 use filecoin_proofs::{SectorShapeBase, SectorShapeSub8, SectorShapeTop2};
@@ -19,11 +20,14 @@ use storage_proofs_post::fallback::FallbackPoStCircuit;
 use storage_proofs_update::EmptySectorUpdateCircuit;
 
 use crate::kind::SectorSize;
+use crate::split::{self, PoRepPartition};
 
 /// A kind's circuit at one tree shape.
 pub enum ShapeCircuit<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> {
-    /// A PoRep partition.
+    /// A PoRep partition without values, as parameters are made from it.
     PoRep(StackedCircuit<Tree, Sha256Hasher>),
+    /// A PoRep partition to prove.
+    PoRepPartition(PoRepPartition<Tree>),
     /// A WindowPoSt partition or a WinningPoSt proof.
     PoSt(FallbackPoStCircuit<Tree>),
     /// A SnapDeals partition.
@@ -84,8 +88,17 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         match self {
             ShapeCircuit::PoRep(c) => Bellpepper(c).synthesize(cs),
+            ShapeCircuit::PoRepPartition(c) => Bellpepper(c).synthesize(cs),
             ShapeCircuit::PoSt(c) => Bellpepper(c).synthesize(cs),
             ShapeCircuit::Snap(c) => Bellpepper(c).synthesize(cs),
+        }
+    }
+
+    fn split(self, parts: usize) -> Result<Split<Self>, Self> {
+        match self {
+            ShapeCircuit::PoRepPartition(c) => Ok(c.split(parts).map(ShapeCircuit::PoRepPartition)),
+            ShapeCircuit::PoSt(c) => Ok(split::post(c, parts).map(ShapeCircuit::PoSt)),
+            whole => Err(whole),
         }
     }
 }
@@ -96,6 +109,14 @@ impl Circuit<Scalar> for FilecoinCircuit {
             FilecoinCircuit::Base(c) => c.synthesize(cs),
             FilecoinCircuit::Sub8(c) => c.synthesize(cs),
             FilecoinCircuit::Top2(c) => c.synthesize(cs),
+        }
+    }
+
+    fn split(self, parts: usize) -> Result<Split<Self>, Self> {
+        match self {
+            FilecoinCircuit::Base(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Base)).map_err(FilecoinCircuit::Base),
+            FilecoinCircuit::Sub8(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Sub8)).map_err(FilecoinCircuit::Sub8),
+            FilecoinCircuit::Top2(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Top2)).map_err(FilecoinCircuit::Top2),
         }
     }
 }

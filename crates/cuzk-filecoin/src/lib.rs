@@ -20,6 +20,7 @@ pub mod prover_id;
 pub mod reference;
 pub mod request;
 pub mod snap;
+pub mod split;
 pub mod testdata;
 pub mod window_post;
 pub mod winning_post;

@@ -15,12 +15,11 @@ use blstrs::{Bls12, Scalar};
 use common::shape::{bellpepper_shape, cuzk_blank_shape, Shape};
 use cuzk_filecoin::porep::{self, PoRepRequest};
 use cuzk_filecoin::testdata::{curio_c1_wrapper, SealedSector};
-use cuzk_filecoin::{
-    proofs, prover_id, CircuitId, FilecoinCircuit, FilecoinError, ProofKind, SectorSize, ShapeCircuit,
-};
+use cuzk_filecoin::{proofs, prover_id, CircuitId, FilecoinError, ProofKind, SectorSize};
 use cuzk_groth16::{prepare_verifying_key, random_nonzero_scalar, Parameters, PointChecks};
 use cuzk_synth::TestConstraintSystem;
-use filecoin_hashers::sha256::Sha256Hasher;
+use filecoin_hashers::poseidon::PoseidonDomain;
+use filecoin_hashers::sha256::{Sha256Domain, Sha256Hasher};
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::seal::{self, SealCommitPhase1Output, VanillaSealProof};
 use filecoin_proofs_api::{RegisteredSealProof, SectorId};
@@ -80,12 +79,11 @@ fn curio_wrapper(sector: i64, c1_json: &[u8], sector_size: u64) -> Vec<u8> {
     serde_json::to_vec(&json).unwrap()
 }
 
-/// filecoin-proofs' circuit inside a prepared partition.
-fn stacked_circuit(circuit: FilecoinCircuit) -> StackedCircuit<SectorShape2KiB, Sha256Hasher> {
-    match circuit {
-        FilecoinCircuit::Base(ShapeCircuit::PoRep(c)) => c,
-        _ => panic!("a 2 KiB PoRep partition must be a base-shape PoRep circuit"),
-    }
+/// filecoin-proofs' own circuit of partition `k`, built by `StackedCompound::circuit`.
+fn their_circuit(c1: &SealCommitPhase1Output, k: usize) -> StackedCircuit<SectorShape2KiB, Sha256Hasher> {
+    let pp = filecoin_proofs::parameters::public_params::<SectorShape2KiB>(&PROOF.as_v1_config()).unwrap();
+    let VanillaSealProof::StackedDrg2KiBV1(proofs) = &c1.vanilla_proofs else { panic!("a 2 KiB C1") };
+    StackedCompound::<SectorShape2KiB, Sha256Hasher>::circuit(&their_inputs(c1), (), &proofs[k], &pp, Some(k)).unwrap()
 }
 
 fn secs(started: Instant) -> f64 {
@@ -141,14 +139,15 @@ fn porep_2kib_end_to_end() {
         .unwrap());
     req.verify(&cache, &bytes).unwrap();
 
-    // bellperson, same circuit, same parameters, same r and s: same bytes.
+    // bellperson, filecoin-proofs' own circuit (`StackedCompound::circuit`),
+    // same parameters, same r and s: same bytes.
     let started = Instant::now();
     let bp_params = bellperson::groth16::Parameters::<Bls12>::read(
         std::io::BufReader::new(File::open(&files.params).unwrap()),
         false,
     )
     .unwrap();
-    let circuits: Vec<_> = req.prepare().unwrap().circuits.into_iter().map(stacked_circuit).collect();
+    let circuits: Vec<_> = (0..req.partitions()).map(|k| their_circuit(c1, k)).collect();
     let mut replay = seeded;
     let (r, s) = (random_nonzero_scalar(&mut replay), random_nonzero_scalar(&mut replay));
     let theirs = bellperson::groth16::create_proof_batch(circuits, &bp_params, vec![r], vec![s]).unwrap();
@@ -197,7 +196,12 @@ fn porep_2kib_end_to_end() {
 /// filecoin-proofs' public inputs of the sector's proof as partition `k`.
 fn partition_inputs(c1: &SealCommitPhase1Output, k: usize) -> Vec<Scalar> {
     let pp = filecoin_proofs::parameters::public_params::<SectorShape2KiB>(&PROOF.as_v1_config()).unwrap();
-    let pub_in = stacked::PublicInputs {
+    StackedCompound::<SectorShape2KiB, Sha256Hasher>::generate_public_inputs(&their_inputs(c1), &pp, Some(k)).unwrap()
+}
+
+/// filecoin-proofs' public inputs of the sector's C1 as the prover builds them.
+fn their_inputs(c1: &SealCommitPhase1Output) -> stacked::PublicInputs<PoseidonDomain, Sha256Domain> {
+    stacked::PublicInputs {
         replica_id: c1.replica_id,
         seed: Some(c1.seed),
         tau: Some(stacked::Tau {
@@ -205,8 +209,7 @@ fn partition_inputs(c1: &SealCommitPhase1Output, k: usize) -> Vec<Scalar> {
             comm_r: filecoin_proofs::as_safe_commitment(&c1.comm_r, "comm_r").unwrap(),
         }),
         k: None,
-    };
-    StackedCompound::<SectorShape2KiB, Sha256Hasher>::generate_public_inputs(&pub_in, &pp, Some(k)).unwrap()
+    }
 }
 
 /// The circuit's shape through cuzk's adapter equals bellperson's. Both test
@@ -234,7 +237,7 @@ fn circuit_shape_matches_bellperson_2kib() {
 
     let started = Instant::now();
     let mut theirs = bellperson::util_cs::test_cs::TestConstraintSystem::<Scalar>::new();
-    bellperson::Circuit::synthesize(stacked_circuit(req.prepare().unwrap().circuits.remove(0)), &mut theirs).unwrap();
+    bellperson::Circuit::synthesize(their_circuit(&sealed().c1, 0), &mut theirs).unwrap();
     assert!(theirs.is_satisfied());
     let their_constraints = bellpepper_core::Comparable::constraints(&theirs);
     assert_eq!(bellpepper_shape(theirs.num_inputs(), theirs.scalar_aux().len(), their_constraints), shape);
@@ -245,6 +248,14 @@ fn circuit_shape_matches_bellperson_2kib() {
     let blank = cuzk_blank_shape(|| porep::blank_circuit(SectorSize::Kib2).unwrap()).unwrap();
     assert_eq!(blank, shape);
     eprintln!("blank circuit through cuzk's adapter in {:.1} s", secs(started));
+}
+
+/// A 2 KiB partition's two challenges are two parts, and the witness
+/// computed in parts is the whole one.
+#[test]
+fn porep_witness_in_parts_is_the_whole_witness() {
+    let req = PoRepRequest::from_c1_json(&sealed().c1_json, SECTOR, MINER).unwrap();
+    common::check_witness_in_parts(|| req.prepare().unwrap().circuits.remove(0), 2);
 }
 
 #[test]

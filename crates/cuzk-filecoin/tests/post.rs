@@ -123,6 +123,18 @@ fn winning_post_end_to_end() {
     assert!(req.verify(&cache, &flipped).is_err());
 }
 
+/// WinningPoSt's one sector cuts by its 66 challenges, a WindowPoSt
+/// partition by its sectors; either way the witness in parts is the whole one.
+#[test]
+fn post_witness_in_parts_is_the_whole_witness() {
+    let r = randomness(7);
+    let sectors: Vec<&SealedSector> = sealed().sectors.iter().collect();
+    let winning = winning_request(r, vanilla(WINNING, &r, &sectors[..1]));
+    common::check_witness_in_parts(|| winning.prepare().unwrap().circuits.remove(0), 3);
+    let window = window_request(WINDOW, r, 0, vanilla(WINDOW, &r, &sectors[..2]));
+    common::check_witness_in_parts(|| window.prepare().unwrap().circuits.remove(0), 2);
+}
+
 /// The filecoin-proofs circuit inside a prepared 2 KiB request.
 fn post_circuit(mut partitions: cuzk_filecoin::Partitions) -> FallbackPoStCircuit<Tree> {
     match partitions.circuits.remove(0) {

@@ -264,7 +264,7 @@ impl Synthesizer {
 
     /// Synthesizes `circuit`: recorded when a recording exists, recording it
     /// when none does and nobody else is, the classic way otherwise.
-    pub fn synthesize<C: Circuit<Scalar>>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+    pub fn synthesize<C: Circuit<Scalar> + Send>(&self, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         match self.claimed(circuit)? {
             Synthesized::Assignment(pa) => Ok(*pa),
             Synthesized::Witness(w, shape) => self.evaluate(&shape, w),
@@ -273,7 +273,7 @@ impl Synthesizer {
 
     /// As [`Synthesizer::synthesize`] for the engine: when its backends
     /// compute a, b, c themselves, a recorded partition stops at its witness.
-    pub(crate) fn partition<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+    pub(crate) fn partition<C: Circuit<Scalar> + Send>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
         match self.claimed(circuit)? {
             Synthesized::Witness(w, shape) if self.witness_only.is_none() => {
                 self.evaluate(&shape, w).map(|pa| Synthesized::Assignment(Box::new(pa)))
@@ -284,7 +284,7 @@ impl Synthesizer {
 
     /// Classic synthesis, or recording, to an assignment; with a recording
     /// only the witness pass.
-    fn claimed<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
+    fn claimed<C: Circuit<Scalar> + Send>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
         let assignment = |pa| Synthesized::Assignment(Box::new(pa));
         let Some(slot) = &self.slot else { return self.classic(circuit).map(assignment) };
         match self.claim(slot, true) {
@@ -367,7 +367,7 @@ impl Synthesizer {
         pa
     }
 
-    fn witness<C: Circuit<Scalar>>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
+    fn witness<C: Circuit<Scalar> + Send>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
         let start = Instant::now();
         let witness = shape.witness(circuit)?;
         self.report.lock().unwrap_or_else(|p| p.into_inner()).witness_ms = ms_since(start);

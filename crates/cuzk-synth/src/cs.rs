@@ -9,6 +9,43 @@ use crate::{LinearCombination, SynthesisError, Variable};
 pub trait Circuit<S: PrimeField> {
     /// Allocates the circuit's variables and enforces its constraints.
     fn synthesize<CS: ConstraintSystem<S>>(self, cs: &mut CS) -> Result<(), SynthesisError>;
+
+    /// Cuts the circuit into at most `parts` circuits that synthesize on
+    /// threads of their own, or gives it back whole (`Err`) when it cannot
+    /// be cut: the default.
+    ///
+    /// A circuit that is a prefix followed by blocks that depend only on the
+    /// prefix (a proof's challenges, a PoSt's sectors) overrides this.
+    /// Recorded synthesis runs the parts in parallel and joins their
+    /// witnesses (see [`Split`]); what it joins is checked against the
+    /// recording like any witness (counts, allocation trace, every row), so a
+    /// cut that does not hold is an error, never a wrong proof.
+    fn split(self, parts: usize) -> Result<Split<Self>, Self>
+    where
+        Self: Sized,
+    {
+        let _ = parts;
+        Err(self)
+    }
+}
+
+/// A circuit cut for parallel witness generation by [`Circuit::split`].
+///
+/// The whole circuit allocates and enforces exactly what `prefix` does, then
+/// what each part does after its own copy of the prefix, part after part.
+pub struct Split<C> {
+    /// The prefix alone: what the circuit allocates and enforces before its first block.
+    pub prefix: C,
+    /// In order, each the prefix followed by a run of the circuit's blocks;
+    /// together they hold every block once.
+    pub parts: Vec<C>,
+}
+
+impl<C> Split<C> {
+    /// The same cut with every circuit passed through `f` (a wrapper's split).
+    pub fn map<D>(self, f: impl Fn(C) -> D) -> Split<D> {
+        Split { prefix: f(self.prefix), parts: self.parts.into_iter().map(f).collect() }
+    }
 }
 
 /// A system of rank-1 constraints `A · B = C` over linear combinations of variables.

@@ -27,6 +27,13 @@ pub enum SynthesisError {
     /// The circuit reported its own failure.
     #[error("circuit error: {0}")]
     Circuit(String),
+    /// A part of a circuit cut by `Circuit::split` does not begin with the
+    /// prefix's values and constraints: the circuit's split is wrong.
+    #[error("part {part} of a split circuit does not begin with the circuit's prefix")]
+    SplitMismatch {
+        /// The part's index, from 0.
+        part: usize,
+    },
     /// A circuit given to a recorded shape does not have the recorded shape
     /// (counts or the allocation trace differ): it must be recorded anew.
     #[error("circuit does not match its recorded shape: {what} is {found}, the recording has {recorded}")]

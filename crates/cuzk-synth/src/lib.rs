@@ -31,7 +31,7 @@ pub mod test_cs;
 pub mod workloads;
 
 pub use assignment::{synthesize_batch, ProvingAssignment};
-pub use cs::{Circuit, ConstraintSystem, Namespace};
+pub use cs::{Circuit, ConstraintSystem, Namespace, Split};
 pub use density::DensityTracker;
 pub use error::SynthesisError;
 pub use lc::{Index, LinearCombination, Variable};

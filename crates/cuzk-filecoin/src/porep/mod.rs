@@ -1,8 +1,9 @@
 //! PoRep C2: a sector's commit proof, one Groth16 proof per partition of
 //! filecoin-proofs' `StackedCircuit`, from the C1 output Curio sends.
 //!
-//! The circuits are built exactly as `seal_commit_phase2` builds them (from
-//! the C1's vanilla proofs, `StackedCompound::circuit` per partition k). The
+//! The circuits are the ones `seal_commit_phase2` proves (from the C1's
+//! vanilla proofs, with `StackedCompound::circuit`'s values per partition k,
+//! held as a [`PoRepPartition`] so that they synthesize in parts). The
 //! public inputs are the ones `verify_seal` builds, which differ from the
 //! prover's in one trusted value: C2 takes the C1's `replica_id` as given,
 //! while `verify_seal` recomputes it from the miner's prover id, the sector
@@ -31,6 +32,7 @@ use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_core::proof::ProofScheme;
 use storage_proofs_porep::stacked::{self, generate_replica_id, StackedCompound, StackedDrg, Tau};
 
+use crate::split::PoRepPartition;
 use crate::{
     prover_id, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, ProofKind, SectorSize, Shape,
     ShapeCircuit,
@@ -254,12 +256,10 @@ fn prepare_at<Tree: Shape>(req: &PoRepRequest) -> Result<Partitions, FilecoinErr
     let mut circuits = Vec::with_capacity(req.partitions());
     let mut public_inputs = Vec::with_capacity(req.partitions());
     for (k, proofs) in req.vanilla::<Tree>()?.iter().enumerate() {
-        let built = catch_unwind(AssertUnwindSafe(|| {
-            StackedCompound::<Tree, Sha256Hasher>::circuit(&pub_in, (), proofs, &pp, Some(k))
-        }))
-        .map_err(|panic| invalid(req, format!("partition {k} is malformed: {}", panic_message(&*panic))))?;
+        let built = catch_unwind(AssertUnwindSafe(|| PoRepPartition::<Tree>::new(&pub_in, proofs)))
+            .map_err(|panic| invalid(req, format!("partition {k} is malformed: {}", panic_message(&*panic))))?;
         let circuit = built.map_err(|e| FilecoinError::filecoin(format!("building partition {k}'s circuit"), &e))?;
-        circuits.push(Tree::wrap(ShapeCircuit::PoRep(circuit)));
+        circuits.push(Tree::wrap(ShapeCircuit::PoRepPartition(circuit)));
         public_inputs.push(partition_inputs::<Tree>(&pub_in, &pp, k)?);
     }
     Ok(Partitions { circuit_id: req.circuit_id(), circuits, public_inputs })

@@ -16,7 +16,8 @@ pub struct Config {
     pub backend: BackendChoice,
     /// Explicit backends, one per device (tests use simulated CPU devices).
     pub backends: Option<Vec<Arc<dyn ProveBackend>>>,
-    /// Threads synthesizing partitions (each synthesis is itself sequential).
+    /// Threads synthesizing partitions; each runs its partition's parallel
+    /// work (a witness in parts, the sparse products) on the engine's pools.
     pub synthesis_workers: usize,
     /// Threads beside them that synthesize only high and critical partitions,
     /// so that a WinningPoSt does not wait for a thread busy with a PoRep

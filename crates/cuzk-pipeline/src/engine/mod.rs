@@ -101,6 +101,11 @@ impl Engine {
             .start_handler(|_| synth_worker::yield_cpu_to_provers())
             .build()
             .map_err(|e| EngineError::Threads(e.to_string()))?;
+        let urgent_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores)
+            .thread_name(|i| format!("cuzk-urgent-pool-{i}"))
+            .build()
+            .map_err(|e| EngineError::Threads(e.to_string()))?;
         let shared = Arc::new(Shared {
             state: Arc::new(Mutex::new(State {
                 shutdown: false,
@@ -127,6 +132,7 @@ impl Engine {
             device_locks: backends.iter().map(|_| Mutex::new(())).collect(),
             backends,
             synth_pool,
+            urgent_pool,
             max_batch: config.max_batch.max(1),
             self_check: config.self_check,
         });

@@ -37,6 +37,11 @@ pub(super) struct Shared {
     /// Runs synthesis's parallel work (the sparse products) at the
     /// synthesis threads' lowered priority (`synth_worker::SYNTH_NICE_STEPS`).
     pub(super) synth_pool: rayon::ThreadPool,
+    /// Runs the synthesis of high and critical partitions at normal
+    /// priority, with a thread per core: a WinningPoSt's witness, computed
+    /// in parts, then takes the cores from the normal synthesis it outranks
+    /// instead of queueing behind it in `synth_pool`.
+    pub(super) urgent_pool: rayon::ThreadPool,
     pub(super) device_locks: Vec<Mutex<()>>,
     pub(super) max_batch: usize,
     pub(super) self_check: bool,

@@ -152,7 +152,8 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
         s.record(Event::SynthStart, task.job, &[task.part], None);
         let start = Instant::now();
-        let result = s.synth_pool.install(|| (task.synthesize)(&synthesizer));
+        let pool = if task.priority >= Priority::High { &s.urgent_pool } else { &s.synth_pool };
+        let result = pool.install(|| (task.synthesize)(&synthesizer));
         let synth_ms = ms_since(start);
         s.record(Event::SynthEnd, task.job, &[task.part], None);
         let report = synthesizer.report();

@@ -31,8 +31,9 @@ use crate::{DensityTracker, SynthesisError};
 
 /// The first bytes of every recording file.
 pub const MAGIC: [u8; 8] = *b"cuzkRCS\0";
-/// The format this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format this build writes and reads. 2: the trace hash is Horner's
+/// rule (it composes over parts); a version 1 file is refused and recorded anew.
+pub const VERSION: u32 = 2;
 const HEADER: usize = MAGIC.len() + 4 + 8;
 const CHECKSUM: usize = 32;
 

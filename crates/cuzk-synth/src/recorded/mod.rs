@@ -9,11 +9,14 @@
 //! returns exactly what `ProvingAssignment::synthesize` returns. The
 //! witness half ([`RecordedShape::witness`]) and the product half
 //! ([`RecordedShape::evaluate`]) are public on their own, and so are the
-//! arrays, so the products can run elsewhere. Recordings persist in a
+//! arrays, so the products can run elsewhere. A circuit that splits
+//! ([`crate::Circuit::split`]) computes its witness on several threads.
+//! Recordings persist in a
 //! versioned, checksummed file (see [`file`]).
 
 mod file;
 mod matrix;
+mod parts;
 mod record;
 mod shape;
 mod spmv;

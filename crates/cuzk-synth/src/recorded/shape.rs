@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 use ff::PrimeField;
 
 use super::matrix::Csr;
-use super::witness::{Trace, Witness, WitnessCs};
-use super::{record, spmv};
+use super::witness::{Trace, Witness};
+use super::{parts, record, spmv};
 use crate::{Circuit, DensityTracker, ProvingAssignment, SynthesisError};
 
 /// The constraint matrices of one circuit shape, recorded once, so that each
@@ -60,16 +60,15 @@ impl<S: PrimeField> RecordedShape<S> {
     /// Witness-only synthesis, then the products: equal to
     /// `ProvingAssignment::synthesize(circuit)` (a, b, c, inputs, aux,
     /// densities) for a circuit of this shape with a satisfying witness.
-    pub fn synthesize<C: Circuit<S>>(&self, circuit: C) -> Result<ProvingAssignment<S>, SynthesisError> {
+    pub fn synthesize<C: Circuit<S> + Send>(&self, circuit: C) -> Result<ProvingAssignment<S>, SynthesisError> {
         self.evaluate(self.witness(circuit)?)
     }
 
     /// The first half: runs `circuit` without building any linear
     /// combination and checks its counts and trace against the recording.
-    pub fn witness<C: Circuit<S>>(&self, circuit: C) -> Result<Witness<S>, SynthesisError> {
-        let mut cs = WitnessCs::with_capacity(self.num_inputs, self.num_aux);
-        crate::ConstraintSystem::alloc_input(&mut cs, || "one", || Ok(S::ONE))?;
-        circuit.synthesize(&mut cs)?;
+    /// A circuit that splits runs in parts on the current rayon pool.
+    pub fn witness<C: Circuit<S> + Send>(&self, circuit: C) -> Result<Witness<S>, SynthesisError> {
+        let cs = parts::witness(circuit, self.num_inputs, self.num_aux)?;
         let checks = [
             ("the number of public inputs", self.num_inputs as u64, cs.witness.inputs.len() as u64),
             ("the number of aux variables", self.num_aux as u64, cs.witness.aux.len() as u64),

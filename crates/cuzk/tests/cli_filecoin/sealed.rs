@@ -99,6 +99,28 @@ fn test_data_manifest_describes_the_sector() {
     }
 }
 
+/// `--no-snap` writes the same sector's files (same seed) without the
+/// SnapDeals ones, and a manifest without its entry.
+#[test]
+fn test_data_without_snap_leaves_out_the_second_sector() {
+    let full = test_data();
+    let dir = filecoin_support::scratch().join("test-data-no-snap");
+    let args = ["filecoin", "test-data", "--sector-size", "2KiB", "--out", path(&dir), "--seed", "7", "--no-snap"];
+    let o = super::common::cuzk(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("sealing sector 2"), "{}", text(&o));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    let mut want: Vec<String> = FILES.iter().filter(|f| **f != "snap-vanilla.json").map(|f| f.to_string()).collect();
+    want.sort();
+    assert_eq!(names, want, "{}", dir.display());
+    let manifest: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest.get("snap").is_none(), "{manifest}");
+    assert_eq!(manifest["porep"], full.manifest["porep"]);
+    assert_eq!(std::fs::read(dir.join("c1.json")).unwrap(), full.read("c1.json"));
+}
+
 #[test]
 fn porep_from_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_it() {
     let args = manifest_args("porep", "prove_args", "porep-2k");

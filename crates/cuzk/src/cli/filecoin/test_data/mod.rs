@@ -50,6 +50,10 @@ pub struct TestDataArgs {
     /// The miner's actor id the sectors are sealed for.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     miner_id: u64,
+    /// Leaves out the SnapDeals inputs: they need a second sector, sealed
+    /// with committed capacity, and its update (at 512 MiB, minutes more).
+    #[arg(long)]
+    no_snap: bool,
 }
 
 /// Seals, makes every kind's inputs, writes them and the manifest.
@@ -83,14 +87,16 @@ pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
     }
     m.post(&sector, randomness);
 
-    let cc = step(&format!("sealing sector {CC_SECTOR} ({size}, committed capacity)"), || {
-        SealedSector::seal_cc(work.path(), size, miner, CC_SECTOR, &mut rng)
-    })?;
-    let snap = step("SnapDeals update and its vanilla partition proofs", || {
-        testdata::update(&cc, work.path(), &mut rng)
-    })?;
-    write(&out, manifest::SNAP, &vanilla_json(&snap.vanilla))?;
-    m.snap(CC_SECTOR, &snap);
+    if !a.no_snap {
+        let cc = step(&format!("sealing sector {CC_SECTOR} ({size}, committed capacity)"), || {
+            SealedSector::seal_cc(work.path(), size, miner, CC_SECTOR, &mut rng)
+        })?;
+        let snap = step("SnapDeals update and its vanilla partition proofs", || {
+            testdata::update(&cc, work.path(), &mut rng)
+        })?;
+        write(&out, manifest::SNAP, &vanilla_json(&snap.vanilla))?;
+        m.snap(CC_SECTOR, &snap);
+    }
 
     write(&out, manifest::MANIFEST, &m.to_json())?;
     let work_path = work.path().to_path_buf();
