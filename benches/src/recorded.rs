@@ -24,7 +24,7 @@ pub struct RecordedRun {
 /// Runs recorded synthesis of `circuit` against `shape` and checks the
 /// assignment against `classic` (classic synthesis of the same circuit).
 /// The assignment is dropped after the clocks stop.
-pub fn run_checked<C: Circuit<Scalar>>(
+pub fn run_checked<C: Circuit<Scalar> + Send>(
     shape: &RecordedShape<Scalar>,
     circuit: C,
     classic: &ProvingAssignment<Scalar>,
