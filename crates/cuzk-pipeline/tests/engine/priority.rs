@@ -101,3 +101,31 @@ fn an_urgent_partition_does_not_wait_for_busy_synthesis_threads() {
         "the critical job waited for a busy synthesis thread: {ev:?}"
     );
 }
+
+/// A mul-chain that notes the name of the thread it synthesizes on.
+struct NamesThread(MulChain<Scalar>, Arc<std::sync::Mutex<Vec<String>>>);
+impl Circuit<Scalar> for NamesThread {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let name = std::thread::current().name().unwrap_or("unnamed").to_string();
+        self.1.lock().unwrap().push(name);
+        self.0.synthesize(cs)
+    }
+}
+
+/// Normal partitions synthesize on the niced pool; critical ones on the
+/// urgent pool, at normal priority, whichever synthesis thread takes them.
+#[test]
+fn critical_partitions_synthesize_on_the_urgent_pool() {
+    let (path, _) = params();
+    let mut cfg = config(1);
+    cfg.synthesis = SynthesisMode::Classic;
+    cfg.urgent_synthesis_workers = 0;
+    let engine = Engine::new(cfg).unwrap();
+    for (priority, pool) in [(Priority::Normal, "cuzk-synth-pool-"), (Priority::Critical, "cuzk-urgent-pool-")] {
+        let names = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let job = Job::new(path).partition(NamesThread(MulChain::new(SIZE, 430), names.clone())).priority(priority);
+        engine.submit(job).unwrap().wait().unwrap();
+        let names = names.lock().unwrap();
+        assert!(names.len() == 1 && names[0].starts_with(pool), "{priority:?} synthesized on {names:?}");
+    }
+}
