@@ -50,12 +50,24 @@ fi
 
 cd "$here"
 log="$CARGO_TARGET_DIR/peer-filecoin-build.log"
-if ! cargo build --release --locked 2> >(tee "$log" >&2); then
+# Each failed link names some of the driver functions it lacks (lld stops
+# listing after 20): add them to the stub and link again, until it links.
+known=()
+[[ -f "$stub/symbols" ]] && mapfile -t known < "$stub/symbols"
+until cargo build --release --locked 2> "$log"; do
+    cat "$log" >&2
     [[ -z "$driver" ]] || exit 1
-    mapfile -t symbols < <(grep -o "undefined reference to \`cu[A-Za-z0-9_]*'" "$log" | sed "s/.*\`\(.*\)'/\1/" | sort -u)
-    ((${#symbols[@]})) || { echo "build.sh: the build failed for another reason than the driver's symbols" >&2; exit 1; }
-    echo "build.sh: a stub libcuda.so with ${#symbols[@]} driver functions for the link" >&2
-    make_stub "${symbols[@]}"
-    cargo build --release --locked >&2
-fi
+    # GNU ld says "undefined reference to `cuInit'", lld "undefined symbol: cuInit".
+    mapfile -t found < <(grep -oE "(undefined reference to \`|undefined symbol: )cu[A-Za-z0-9_]+" "$log" | grep -oE "cu[A-Za-z0-9_]+$" || true)
+    mapfile -t all < <(printf '%s\n' "${known[@]}" "${found[@]}" | grep . | sort -u)
+    if ((${#all[@]} == ${#known[@]})); then
+        echo "build.sh: the build failed for another reason than the driver's symbols" >&2
+        exit 1
+    fi
+    known=("${all[@]}")
+    printf '%s\n' "${known[@]}" > "$stub/symbols"
+    echo "build.sh: a stub libcuda.so with ${#known[@]} driver functions for the link" >&2
+    make_stub "${known[@]}"
+done
+cat "$log" >&2
 echo "$CARGO_TARGET_DIR/release/peer-filecoin"
