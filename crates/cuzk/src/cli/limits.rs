@@ -15,8 +15,12 @@ use cuzk::Error;
 /// its witness and public inputs in memory from submission on.
 pub const MAX_PARTITIONS: usize = 4096;
 
-/// Most jobs one `bench` submits.
+/// Most jobs one `bench` (or `filecoin prove --jobs`) submits.
 pub const MAX_JOBS: usize = 100_000;
+
+/// Most threads `filecoin prove --clients` starts, each holding a request's
+/// circuits while it waits.
+pub const MAX_CALLERS: usize = 256;
 
 /// Most proofs `verify` reads from one file (192 MiB of proofs).
 pub const MAX_PROOFS: u64 = 1 << 20;

@@ -15,6 +15,8 @@ mod inspect;
 mod prove;
 mod setup;
 mod soak;
+#[cfg(any(feature = "daemon", feature = "filecoin"))]
+mod stats;
 mod verify;
 mod workload;
 

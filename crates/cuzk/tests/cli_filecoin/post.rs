@@ -49,6 +49,35 @@ fn winning_post_proves_through_the_cli_and_filecoin_proofs_accepts_it() {
     verify_accepts_and_refuses_a_flipped_byte(&args, &out);
 }
 
+/// `--jobs N --clients C`: a warm-up proof off the clock, then N proofs,
+/// each verified, a JSON line each, and the totals (the warm-up proof written).
+#[test]
+fn winning_post_proved_repeatedly_reports_throughput_and_latency() {
+    let rand = randomness(1);
+    let sector = winning_sector(&rand, sectors());
+    let json = write_vanilla_json("winning-repeat.json", &vanilla(WINNING, &rand, &[sector]));
+    let args = post_args("winning-post", 0, &rand, &["--vanilla", path(&json)]);
+    let out = file("winning-repeat.proof");
+    let o = run("prove", &args, &["--backend", "cpu", "--json", "--out", path(&out), "--jobs", "3", "--clients", "2"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4, "{}", text(&o));
+    for job in &lines[..3] {
+        assert_eq!((job["verified"].as_bool(), job["circuit_id"].as_str()), (Some(true), Some("winning-2k")), "{job}");
+        assert!(job["total_ms"].as_f64().unwrap() > 0.0, "{job}");
+    }
+    let totals = &lines[3];
+    assert_eq!((totals["jobs"].as_u64(), totals["clients"].as_u64()), (Some(3), Some(2)), "{totals}");
+    assert!(totals["proofs_per_s"].as_f64().unwrap() > 0.0, "{totals}");
+    let latency = &totals["latency_ms"];
+    assert!(latency["p50"].as_f64().unwrap() <= latency["max"].as_f64().unwrap(), "{totals}");
+    assert!(filecoin_support::winning_verifies(&rand, sector, &std::fs::read(&out).unwrap()));
+    // Without --jobs, --clients is refused.
+    let o = run("prove", &args, &["--backend", "cpu", "--clients", "2"]);
+    assert!(!o.status.success() && text(&o).contains("--jobs"), "{}", text(&o));
+}
+
 #[test]
 fn window_post_partitions_prove_from_bincode_files_and_merge_into_what_filecoin_proofs_accepts() {
     let rand = randomness(3);

@@ -17,6 +17,7 @@ use cuzk_daemon::proto::{await_proof_response::Status as AwaitStatus, SubmitProo
 use serde_json::json;
 
 use super::request::RequestArgs;
+use crate::cli::stats::percentile;
 
 /// `cuzk client bench` arguments.
 #[derive(Args)]
@@ -161,15 +162,6 @@ fn prove(client: &Client, kind: usize, req: &SubmitProofRequest) -> Sample {
     Sample { kind, ms, failure }
 }
 
-/// The `p`-th percentile of ascending `sorted` (nearest rank); 0 when empty.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 /// One row of the report: a circuit, or every request.
 struct Row {
     name: String,
@@ -258,14 +250,6 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_take_the_nearest_rank() {
-        let ms: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!([50.0, 90.0, 99.0, 100.0].map(|p| percentile(&ms, p)), [5.0, 9.0, 10.0, 10.0]);
-        assert_eq!(percentile(&[7.0], 50.0), 7.0);
-        assert_eq!(percentile(&[], 99.0), 0.0);
-    }
 
     #[test]
     fn request_arguments_split_into_words_with_quotes() {

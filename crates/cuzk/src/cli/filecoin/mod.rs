@@ -11,6 +11,7 @@ mod cid;
 mod params;
 mod porep;
 mod prove;
+mod repeat;
 mod request;
 mod snap;
 mod test_data;

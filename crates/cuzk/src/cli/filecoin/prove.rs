@@ -9,7 +9,7 @@ use cuzk::filecoin::{self, Proved};
 use cuzk::Error;
 
 use super::request::{Input, Kind};
-use crate::cli::jobs;
+use crate::cli::{jobs, limits};
 use crate::cli::output::{self, Output};
 
 /// What `prove` adds to a kind's inputs.
@@ -21,7 +21,16 @@ pub struct ProveArgs {
     out: Option<PathBuf>,
     /// One JSON object with the job's timings instead of the text lines.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+    /// Prove the request this many more times after a warm-up proof off the
+    /// clock, and report proofs per second and latency percentiles (the
+    /// in-process figure `cuzk client bench` compares a daemon with).
+    #[arg(long, value_name = "N", value_parser = limits::count(limits::MAX_JOBS))]
+    jobs: Option<usize>,
+    /// With `--jobs`: callers proving at once, each the next request as soon
+    /// as its last is verified.
+    #[arg(long, value_name = "C", default_value_t = 1, requires = "jobs", value_parser = limits::count(limits::MAX_CALLERS))]
+    clients: usize,
     #[command(flatten)]
     engine: jobs::EngineArgs,
 }
@@ -51,9 +60,14 @@ pub fn run(kind: &Kind<ProveArgs>) -> Result<ExitCode, Error> {
     };
     let engine = jobs::engine(&a.engine, &files.params)?;
     let priority = filecoin::default_priority(input.request.kind());
-    let proved = filecoin::prove(&engine, &input.cache, &input.request, priority).map_err(|e| input.explain(e))?;
+    let proved = if let Some(jobs) = a.jobs {
+        super::repeat::run(&engine, &input, priority, jobs, a.clients.min(jobs))?
+    } else {
+        let proved = filecoin::prove(&engine, &input.cache, &input.request, priority).map_err(|e| input.explain(e))?;
+        report(&proved, &input);
+        proved
+    };
     jobs::report_recordings(&engine);
-    report(&proved, &input);
     if let Some(mut out) = out {
         output::write_all(&mut out, &proved.bytes)?;
         out.commit()?;
