@@ -18,7 +18,8 @@ use std::process::{Command, Stdio};
 const ARTIFACTS: &[Artifact] = &[
     Artifact::Tests("cuzk-ffi"),
     Artifact::Tests("cuzk-gpu"),
-    Artifact::Test("cuzk-pipeline", "gpu_engine"),
+    Artifact::Test("cuzk-pipeline", "gpu_engine", &[]),
+    Artifact::Test("cuzk", "gpu_filecoin", &["filecoin"]),
     Artifact::Bench("cuzk-gpu", "kernels"),
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
     // `daemon` brings `cuzk daemon` and `cuzk client` for the mixed-load runs.
@@ -35,9 +36,10 @@ enum Artifact {
     /// Every test binary of the package (lib and integration tests), run
     /// without arguments.
     Tests(&'static str),
-    /// One integration test binary of a package, run without arguments (for
-    /// a package whose other tests are not for the device).
-    Test(&'static str, &'static str),
+    /// One integration test binary of a package, built with the given
+    /// features and run without arguments (for a package whose other tests
+    /// are not for the device).
+    Test(&'static str, &'static str, &'static [&'static str]),
     /// One bench target, run with `--bench`.
     Bench(&'static str, &'static str),
     /// A binary target built with the given features, copied but not run by
@@ -101,8 +103,11 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
             cmd.args(["test", "--release", "--no-run", "-p", p]);
             p
         }
-        Artifact::Test(p, test) => {
+        Artifact::Test(p, test, features) => {
             cmd.args(["test", "--release", "--no-run", "-p", p, "--test", test]);
+            if !features.is_empty() {
+                cmd.args(["--features", &features.join(",")]);
+            }
             p
         }
         Artifact::Bench(p, bench) => {
