@@ -20,7 +20,8 @@ use cuzk_synth::Split;
 use filecoin_hashers::poseidon::{PoseidonDomain, PoseidonHasher};
 use filecoin_hashers::sha256::{Sha256Domain, Sha256Hasher};
 use storage_proofs_core::merkle::MerkleTreeTrait;
-use storage_proofs_porep::stacked::{self, StackedCircuit};
+use storage_proofs_core::compound_proof::CompoundProof;
+use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound};
 use storage_proofs_post::fallback::{FallbackPoStCircuit, Sector};
 
 /// A PoRep partition's circuit: the values `StackedCompound::circuit` puts
@@ -38,23 +39,27 @@ pub struct PoRepPartition<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHashe
 }
 
 impl<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> PoRepPartition<Tree> {
-    /// The circuit of the partition whose vanilla proofs are `proofs`, with
-    /// `StackedCompound::circuit`'s values and checks (at least one proof,
-    /// one comm_r_last and one comm_c among them).
+    /// The circuit of partition `k`, whose vanilla proofs are `proofs`.
+    /// filecoin-proofs' own `StackedCompound::circuit` is built first and
+    /// dropped: its checks (at least one proof, one comm_r_last and one
+    /// comm_c among them) and its conversion of every proof (which panics on
+    /// a malformed one: the caller catches it) refuse here a partition that
+    /// would otherwise fail only during synthesis.
     pub fn new(
         pub_in: &stacked::PublicInputs<PoseidonDomain, Sha256Domain>,
-        proofs: &[stacked::Proof<Tree, Sha256Hasher>],
+        proofs: &Vec<stacked::Proof<Tree, Sha256Hasher>>,
+        pp: &stacked::PublicParams<Tree>,
+        k: usize,
     ) -> anyhow::Result<Self> {
+        // `&Vec`: the type filecoin-proofs' `circuit` takes.
+        drop(StackedCompound::<Tree, Sha256Hasher>::circuit(pub_in, (), proofs, pp, Some(k))?);
         let first = proofs.first().ok_or_else(|| anyhow::anyhow!("a partition without vanilla proofs"))?;
-        let (comm_r_last, comm_c) = (first.comm_r_last(), first.comm_c());
-        anyhow::ensure!(proofs.iter().all(|p| p.comm_r_last() == comm_r_last), "inconsistent comm_r_lasts");
-        anyhow::ensure!(proofs.iter().all(|p| p.comm_c() == comm_c), "inconsistent comm_cs");
         Ok(PoRepPartition {
             replica_id: pub_in.replica_id,
             comm_d: pub_in.tau.as_ref().map(|t| t.comm_d),
             comm_r: pub_in.tau.as_ref().map(|t| t.comm_r),
-            comm_r_last,
-            comm_c,
+            comm_r_last: first.comm_r_last(),
+            comm_c: first.comm_c(),
             proofs: proofs.to_vec(),
         })
     }

@@ -256,7 +256,7 @@ fn prepare_at<Tree: Shape>(req: &PoRepRequest) -> Result<Partitions, FilecoinErr
     let mut circuits = Vec::with_capacity(req.partitions());
     let mut public_inputs = Vec::with_capacity(req.partitions());
     for (k, proofs) in req.vanilla::<Tree>()?.iter().enumerate() {
-        let built = catch_unwind(AssertUnwindSafe(|| PoRepPartition::<Tree>::new(&pub_in, proofs)))
+        let built = catch_unwind(AssertUnwindSafe(|| PoRepPartition::<Tree>::new(&pub_in, proofs, &pp, k)))
             .map_err(|panic| invalid(req, format!("partition {k} is malformed: {}", panic_message(&*panic))))?;
         let circuit = built.map_err(|e| FilecoinError::filecoin(format!("building partition {k}'s circuit"), &e))?;
         circuits.push(Tree::wrap(ShapeCircuit::PoRepPartition(circuit)));
