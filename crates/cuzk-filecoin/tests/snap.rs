@@ -75,8 +75,13 @@ fn seconds(since: Instant) -> String {
 /// filecoin-proofs 19.1's parameters.json (the published parameter names),
 /// found through `cargo metadata` rather than copied.
 fn parameters_json() -> serde_json::Map<String, serde_json::Value> {
+    // Only this platform's dependencies: offline, cargo has the manifests of
+    // no others (a dependency of another target is never downloaded).
+    let rustc = std::process::Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
+    let version = String::from_utf8_lossy(&rustc.stdout).into_owned();
+    let host = version.lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc -vV names the host");
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args(["metadata", "--format-version", "1", "--offline", "--filter-platform", host])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run cargo metadata");
