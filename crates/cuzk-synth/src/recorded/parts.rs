@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::witness::WitnessCs;
 use crate::{Circuit, ConstraintSystem, Split, SynthesisError};
+use SynthesisError::SplitMismatch;
 
 /// The witness-only pass over `circuit`, the constant one first, sized for
 /// `inputs` and `aux` variables.
@@ -49,18 +50,25 @@ fn join<S: PrimeField, C: Circuit<S> + Send>(split: Split<C>, inputs: usize, aux
     let (part_inputs, part_aux) = (share(inputs, pi), share(aux, pa));
     let parts = parts.into_par_iter().map(|p| run(p, part_inputs, part_aux)).collect::<Result<Vec<_>, _>>()?;
 
-    let mut whole = WitnessCs::with_capacity(inputs.max(pi), aux.max(pa));
-    whole.witness.inputs.extend_from_slice(&prefix.witness.inputs);
-    whole.witness.aux.extend_from_slice(&prefix.witness.aux);
-    whole.trace = prefix.trace;
+    // The first part already begins with the prefix: it grows into the
+    // whole, and each other part is dropped once its tail is copied.
+    let mut whole: Option<WitnessCs<S>> = None;
     for (k, part) in parts.into_iter().enumerate() {
         let w = &part.witness;
         let starts = w.inputs.get(..pi) == Some(&prefix.witness.inputs[..]) && w.aux.get(..pa) == Some(&prefix.witness.aux[..]);
-        let block = part.trace.after(prefix.trace).filter(|_| starts).ok_or(SynthesisError::SplitMismatch { part: k })?;
+        let block = part.trace.after(prefix.trace).filter(|_| starts).ok_or(SplitMismatch { part: k })?;
+        let Some(whole) = whole.as_mut() else {
+            let mut first = part;
+            first.witness.inputs.reserve(inputs.saturating_sub(first.witness.inputs.len()));
+            first.witness.aux.reserve(aux.saturating_sub(first.witness.aux.len()));
+            whole = Some(first);
+            continue;
+        };
         let (shift_inputs, shift_aux) = (whole.witness.inputs.len() - pi, whole.witness.aux.len() - pa);
         whole.trace = whole.trace.then(block, shift_inputs, shift_aux);
         whole.witness.inputs.extend_from_slice(&w.inputs[pi..]);
         whole.witness.aux.extend_from_slice(&w.aux[pa..]);
     }
+    let whole = whole.unwrap_or(prefix);
     Ok(whole)
 }
