@@ -22,6 +22,7 @@ const ARTIFACTS: &[Artifact] = &[
     Artifact::Test("cuzk", "gpu_filecoin", &["filecoin"]),
     Artifact::Bench("cuzk-gpu", "kernels"),
     Artifact::Bench("cuzk-gpu", "groth16_scale"),
+    Artifact::Bench("cuzk-gpu", "fixed_base"),
     // `daemon` brings `cuzk daemon` and `cuzk client` for the mixed-load runs.
     Artifact::Bin("cuzk", "cuzk", &["filecoin", "daemon"]),
     Artifact::Bin("cuzk-benches", "compare-cpu", &[]),
