@@ -23,6 +23,10 @@ std::unique_ptr<DeviceArray> device_array_tile(int32_t, ArrayKind, rust::Slice<c
 MsmWindows msm_windows(const DeviceArray&, const DeviceArray&) { unavailable(); }
 std::unique_ptr<DeviceArray> msm_table(const DeviceArray&, uint32_t) { unavailable(); }
 MsmWindows msm_windows_table(const DeviceArray&, uint64_t, uint32_t, const DeviceArray&) { unavailable(); }
+void fixed_base_mul(int32_t, ArrayKind, rust::Slice<const uint64_t>, uint32_t, rust::Slice<const uint64_t>, uint64_t,
+                    rust::Slice<uint64_t>) {
+    unavailable();
+}
 float batch_add_sums(const DeviceArray&, span<const uint64_t>, span<uint64_t>) { unavailable(); }
 rust::Vec<float> fr_ntt_timed(const DeviceArray&, NttKind, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 float fp_mul_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }

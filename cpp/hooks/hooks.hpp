@@ -71,6 +71,14 @@ rust::Vec<uint64_t> msm_reduce_model(rust::Slice<const uint32_t> keys, rust::Sli
 rust::Vec<uint64_t> batch_add_model(rust::Slice<const uint64_t> bitmaps, rust::Slice<const uint64_t> values,
                                     uint64_t threads);
 
+// The fixed-base multiplication on the CPU (cpp/hooks/fixed_base_host.cpp).
+
+/// fixed_base_mul's result computed by the kernels' point code on the host:
+/// s_i G from G's window table for `window_bits`-bit windows, converted to
+/// affine by `stride` runs (point i in run i mod stride), as the kernels do.
+void fixed_base_host(Curve curve, rust::Slice<const uint64_t> table, uint32_t window_bits,
+                     rust::Slice<const uint64_t> scalars, uint64_t stride, rust::Slice<uint64_t> out);
+
 // The shape checks and row code on the CPU (cpp/hooks/r1cs_host.cpp); `abc`
 // holds a, then b, then c, one scalar per row each.
 void r1cs_evaluate_host(const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,

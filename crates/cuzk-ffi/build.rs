@@ -19,18 +19,19 @@ use std::process::Command;
 mod nvcc;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
-const CUDA_SOURCES: [&str; 6] = [
+const CUDA_SOURCES: [&str; 7] = [
     "cuda/api/device.cu",
     "cuda/api/ntt.cu",
     "cuda/api/msm.cu",
     "cuda/api/groth16.cu",
     "cuda/api/bench.cu",
     "cuda/api/spmv.cu",
+    "cuda/api/setup.cu",
 ];
 /// The C++ host code of every build: the production entry points that need
 /// no CUDA, the Groth16 host function (cpp/groth16/) and the test and bench
 /// hooks (cpp/hooks/).
-const HOST_SOURCES: [&str; 16] = [
+const HOST_SOURCES: [&str; 17] = [
     "cpp/msm_host.cpp",
     "cpp/os.cpp",
     "cpp/r1cs_check.cpp",
@@ -43,6 +44,7 @@ const HOST_SOURCES: [&str; 16] = [
     "cpp/groth16/timing.cpp",
     "cpp/hooks/error_hooks.cpp",
     "cpp/hooks/fault_hooks.cpp",
+    "cpp/hooks/fixed_base_host.cpp",
     "cpp/hooks/groth16_hooks.cpp",
     "cpp/hooks/host_arith.cpp",
     "cpp/hooks/msm_models.cpp",

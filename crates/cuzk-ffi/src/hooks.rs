@@ -179,6 +179,17 @@ pub mod ffi {
         /// one sum per bitmap, with the kernel's shares for `threads` threads.
         fn batch_add_model(bitmaps: &[u64], values: &[u64], threads: u64) -> Result<Vec<u64>>;
 
+        /// Host hook: `fixed_base_mul`'s result from the kernels' point code run on
+        /// the host, converted to affine in `stride` strided runs.
+        fn fixed_base_host(
+            curve: Curve,
+            table: &[u64],
+            window_bits: u32,
+            scalars: &[u64],
+            stride: u64,
+            out: &mut [u64],
+        ) -> Result<()>;
+
         /// Host hook: the same checks and row code on the CPU; `abc` is a, then b, then c.
         fn r1cs_evaluate_host<'a>(
             a: &R1csMatrix<'a>,

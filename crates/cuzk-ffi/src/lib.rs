@@ -135,6 +135,23 @@ pub mod ffi {
         fn msm_table_copies(len: u64, copies: u32) -> u64;
     }
 
+    unsafe extern "C++" {
+        include!("cuda/api/setup.hpp");
+
+        /// s_i·G for every scalar (4 Montgomery limbs each) from G's window table for
+        /// `window_bits`-bit windows (cuda/msm/fixed_base.hpp) as affine points of `kind`,
+        /// into `out` as affine points, `chunk` scalars at a time on device `device`.
+        fn fixed_base_mul(
+            device: i32,
+            kind: ArrayKind,
+            table: &[u64],
+            window_bits: u32,
+            scalars: &[u64],
+            chunk: u64,
+            out: &mut [u64],
+        ) -> Result<()>;
+    }
+
     /// One constraint matrix of a recorded shape (cuzk-synth's `Csr`):
     /// compressed sparse rows over the columns inputs-then-aux, coefficient
     /// indices at their recorded width in exactly one of `narrow` and `wide`

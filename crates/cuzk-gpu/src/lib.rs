@@ -27,6 +27,8 @@ pub mod host;
 /// Recorded shapes resident on a device and the sparse products a, b, c
 /// computed there from a witness (DESIGN §5).
 pub mod spmv;
+/// Groth16 parameter generation with the fixed-base multiplications on a device.
+pub mod setup;
 /// Test- and bench-facing wrappers over the bridge's hooks.
 pub mod hooks;
 
@@ -35,6 +37,7 @@ pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
 pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
 pub use groth16::{prove, prove_recorded, HostTimings};
+pub use setup::{fixed_base_g1, fixed_base_g2, generate_parameters_from_shape, GpuFixedBase, SetupError};
 pub use spmv::DeviceShape;
 pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
 pub use ntt::{ntt, NttKind};

@@ -21,7 +21,7 @@ pub mod proof;
 pub mod prover;
 /// The query lengths a circuit needs of its parameters, for every backend.
 pub mod sizes;
-/// Random parameter generation.
+/// Parameter generation: scalars from a circuit or a recorded shape, fixed-base multiplications behind a trait.
 pub mod setup;
 /// Single and batch verification.
 pub mod verify;
@@ -32,5 +32,8 @@ pub use params::{inspect, BaseCounts, Parameters, ParamsSummary, PointChecks, Ve
 pub use proof::Proof;
 pub use prover::{create_random_proofs, prove, prove_timed, random_nonzero_scalar, ProveTimings};
 pub use sizes::{Needs, QueryLengths};
-pub use setup::{generate_parameters, generate_random_parameters, ToxicWaste};
+pub use setup::{
+    generate_parameters, generate_parameters_from_shape, generate_random_parameters, CpuFixedBase, FixedBaseMul,
+    SetupScalars, ToxicWaste,
+};
 pub use verify::{prepare_verifying_key, verify_proof, verify_proofs_batch, PreparedVerifyingKey};

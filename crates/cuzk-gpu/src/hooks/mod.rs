@@ -17,6 +17,8 @@ pub mod faults;
 pub mod groth16;
 /// The MSM and batch-addition kernels' digit and index logic on the host.
 pub mod msm;
+/// The fixed-base multiplication's point and conversion code run on the host.
+pub mod setup;
 /// The SpMV kernels' checks and row code run on the host.
 pub mod spmv;
 /// The `CUZK_TIMING:` line as the host function prints it.

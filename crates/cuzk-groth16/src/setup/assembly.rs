@@ -1,9 +1,13 @@
 //! The setup's constraint system: records where each variable appears in A, B and C,
-//! never computing a witness.
+//! never computing a witness. Its entries cost 56 bytes each, which is fine
+//! for the circuits tests and benchmarks set up; a Filecoin-size setup goes
+//! through a recorded shape instead (`columns.rs`).
 
 use blstrs::Scalar;
-use cuzk_synth::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use cuzk_synth::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::Field;
+
+use super::scalars::Columns;
 
 /// One non-zero matrix entry: variable, constraint (row), coefficient.
 type Entry = (Index, usize, Scalar);
@@ -18,33 +22,37 @@ pub(crate) struct KeypairAssembly {
     buffer: Vec<(Variable, Scalar)>,
 }
 
-/// uᵢ(τ), vᵢ(τ), wᵢ(τ) for every variable, inputs and private variables apart.
-pub(crate) struct QapAtTau {
-    pub(crate) inputs: [Vec<Scalar>; 3],
-    pub(crate) aux: [Vec<Scalar>; 3],
+/// Synthesizes `circuit` for the setup as the prover does: the input one
+/// first, then the circuit, then one `input · 0 = 0` constraint per input,
+/// which makes the inputs' A polynomials linearly independent, as soundness
+/// requires.
+pub(crate) fn synthesize<C: Circuit<Scalar>>(circuit: C) -> Result<KeypairAssembly, SynthesisError> {
+    let mut cs = KeypairAssembly::default();
+    cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
+    circuit.synthesize(&mut cs)?;
+    for i in 0..cs.num_inputs {
+        cs.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
+    }
+    Ok(cs)
 }
 
 impl KeypairAssembly {
     /// Evaluates each variable's column polynomials at τ, given the Lagrange
     /// basis Lⱼ(τ) of the domain: the column polynomial of variable i in A is
     /// Σⱼ A[j][i]·Lⱼ(x), the one that takes value A[j][i] at ωʲ.
-    pub(crate) fn evaluate(&self, lagrange: &[Scalar]) -> QapAtTau {
+    pub(crate) fn evaluate(&self, lagrange: &[Scalar]) -> Columns {
         let eval = |entries: &[Entry]| {
-            let mut inputs = vec![Scalar::ZERO; self.num_inputs];
-            let mut aux = vec![Scalar::ZERO; self.num_aux];
+            let mut at_tau = vec![Scalar::ZERO; self.num_inputs + self.num_aux];
             for (var, row, coeff) in entries {
-                let slot = match var {
-                    Index::Input(i) => &mut inputs[*i],
-                    Index::Aux(i) => &mut aux[*i],
+                let column = match var {
+                    Index::Input(i) => *i,
+                    Index::Aux(i) => self.num_inputs + i,
                 };
-                *slot += lagrange[*row] * coeff;
+                at_tau[column] += lagrange[*row] * coeff;
             }
-            (inputs, aux)
+            at_tau
         };
-        let (ai, aa) = eval(&self.matrices[0]);
-        let (bi, ba) = eval(&self.matrices[1]);
-        let (ci, ca) = eval(&self.matrices[2]);
-        QapAtTau { inputs: [ai, bi, ci], aux: [aa, ba, ca] }
+        Columns { at_tau: self.matrices.each_ref().map(|m| eval(m)), num_inputs: self.num_inputs }
     }
 
     /// Appends the entries of one combination of the current constraint to matrix `m`.
