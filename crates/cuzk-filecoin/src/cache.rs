@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use cuzk_groth16::{generate_random_parameters, VerifyingKey};
+use cuzk_groth16::{generate_random_parameters, Parameters, VerifyingKey};
 use rand::RngCore;
 use storage_proofs_core::parameter_cache::{metadata_id, parameter_id, verifying_key_id, CacheEntryMetadata};
 
@@ -97,6 +97,13 @@ impl ParamCache {
         let files = self.files(id)?;
         let params = generate_random_parameters(blank_circuit(id)?, rng, progress)
             .map_err(|source| FilecoinError::Params { path: files.params.clone(), source })?;
+        self.write_params(id, &params)
+    }
+
+    /// Writes `params` as `id`'s files (.meta, .vk, then .params), each
+    /// whole or not at all.
+    pub fn write_params(&self, id: CircuitId, params: &Parameters) -> Result<ParamFiles, FilecoinError> {
+        let files = self.files(id)?;
         let meta = serde_json::to_vec(&CacheEntryMetadata { sector_size: id.sector_size.bytes() })
             .map_err(|e| FilecoinError::input("metadata", e))?;
         let params_err = |path: &Path| {

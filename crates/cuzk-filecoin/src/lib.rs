@@ -21,6 +21,7 @@ pub mod reference;
 pub mod request;
 pub mod snap;
 pub mod split;
+pub mod synthetic;
 pub mod testdata;
 pub mod window_post;
 pub mod winning_post;

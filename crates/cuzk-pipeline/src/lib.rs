@@ -37,6 +37,6 @@ pub use cuzk_gpu::GpuError;
 pub use engine::{Config, DeviceStatus, Engine, JobHandle, JobStatus, ResidentParams};
 pub use error::EngineError;
 pub use job::{Job, JobId, JobResult, Priority, Timings};
-pub use recordings::RecordingStatus;
+pub use recordings::{recording_file, RecordingStatus};
 pub use srs::LoadProgress;
 pub use synthesis::{SynthesisMode, Synthesizer};

@@ -112,12 +112,19 @@ impl Recordings {
     }
 
     fn file_for(&self, path: &Path, params: &Parameters) -> Option<PathBuf> {
-        let dir = self.dir.as_ref()?;
-        let mut vk = Vec::new();
-        params.vk.write(&mut vk).ok()?;
-        let digest = Sha256::digest(&vk);
-        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "params".into());
-        Some(dir.join(format!("{name}.{hex}.r1cs")))
+        recording_file(self.dir.as_ref()?, path, params)
     }
+}
+
+/// Where the engine keeps the recording of parameter file `params_file`
+/// (holding `params`) in recordings directory `dir`:
+/// `<params file name>.<verifying key digest>.r1cs`. `None` when the
+/// verifying key does not serialize.
+pub fn recording_file(dir: &Path, params_file: &Path, params: &Parameters) -> Option<PathBuf> {
+    let mut vk = Vec::new();
+    params.vk.write(&mut vk).ok()?;
+    let digest = Sha256::digest(&vk);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let name = params_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "params".into());
+    Some(dir.join(format!("{name}.{hex}.r1cs")))
 }

@@ -46,6 +46,9 @@ pub enum Error {
     /// A circuit failed to synthesize.
     #[error(transparent)]
     Synthesis(#[from] cuzk_synth::SynthesisError),
+    /// Parameters could not be generated on the GPU.
+    #[error("GPU setup: {0}")]
+    Setup(#[from] cuzk_gpu::setup::SetupError),
     /// Proofs were made but do not verify (the worst outcome: reported loudly).
     #[error("{0}")]
     Unverified(String),

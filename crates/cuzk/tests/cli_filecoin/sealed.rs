@@ -246,3 +246,33 @@ fn bad_porep_and_snap_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
         assert!(!out.exists(), "{size}: {} was created", out.display());
     }
 }
+
+/// `test-data --synthetic` writes a PoRep C1 of a sector never sealed (C1,
+/// raw C1 and manifest only), which proves through the manifest's arguments
+/// into what filecoin-proofs accepts; at 32 GiB it takes seconds.
+#[test]
+fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_it() {
+    for size in ["2KiB", "32GiB"] {
+        let dir = filecoin_support::scratch().join(format!("test-data-synthetic-{size}"));
+        let args = ["filecoin", "test-data", "--synthetic", "--sector-size", size, "--out", path(&dir), "--seed", "3"];
+        let o = timed(&format!("cuzk filecoin test-data --synthetic --sector-size {size}"), || super::common::cuzk(&args));
+        assert!(o.status.success(), "{}", text(&o));
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["c1-raw.json", "c1.json", "manifest.json"], "{}", dir.display());
+        let manifest: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["synthetic"], true, "{manifest}");
+        let request = PoRepRequest::from_curio_wrapper(&std::fs::read(dir.join("c1.json")).unwrap(), MINER).unwrap();
+        request.check_vanilla().unwrap();
+        if size != "2KiB" {
+            continue;
+        }
+        let list = manifest["porep"]["prove_args"].as_array().unwrap();
+        let mut args: Vec<String> = list[2..].iter().map(|a| a.as_str().unwrap().to_string()).collect();
+        args.extend(["--params-dir".into(), path(super::params_dir(&["porep-2k"])).into()]);
+        let out = file("synthetic-porep.proof");
+        check_json(&prove(&args, &out), "porep-2k");
+        assert!(reference::porep(&request, &std::fs::read(&out).unwrap()).unwrap(), "filecoin-proofs refuses it");
+    }
+}

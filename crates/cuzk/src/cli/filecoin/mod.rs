@@ -8,6 +8,7 @@
 //! the request they build.
 
 mod cid;
+mod gpu_params;
 mod params;
 mod porep;
 mod prove;

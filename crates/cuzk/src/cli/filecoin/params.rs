@@ -31,6 +31,12 @@ pub struct ParamsArgs {
     /// CPU, and tens of GB of memory and disk).
     #[arg(long, requires = "write_test_params")]
     i_know_this_takes_hours: bool,
+    /// With --write-test-params: generate them on cuda:0 from the circuit's
+    /// recorded shape (minutes at 32 GiB instead of hours; PoRep only, its
+    /// partition recorded from a synthetic C1), and keep the recording
+    /// beside them for the engine.
+    #[arg(long, requires = "write_test_params")]
+    gpu: bool,
     /// One JSON object per circuit instead of text.
     #[arg(long, conflicts_with = "write_test_params")]
     json: bool,
@@ -45,7 +51,7 @@ pub fn run(a: &ParamsArgs) -> Result<ExitCode, Error> {
     }
     let cache = ParamCache::new(dir);
     match a.write_test_params {
-        Some(id) => write_test_params(&cache, id, a.i_know_this_takes_hours),
+        Some(id) => write_test_params(&cache, id, a.i_know_this_takes_hours || a.gpu, a.gpu),
         None => list(&cache, &a.circuits, a.json),
     }
 }
@@ -85,7 +91,7 @@ fn file_name(path: &Path) -> String {
 const NOT_PRODUCTION: &str = "these are RANDOM TEST PARAMETERS, NOT Filecoin's production parameters: \
      proofs made with them verify only under these files, never on chain";
 
-fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool) -> Result<ExitCode, Error> {
+fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool, gpu: bool) -> Result<ExitCode, Error> {
     if !id.sector_size.is_test_size() && !hours_ok {
         return Err(Error::Usage(format!(
             "{id}: random parameters for {} sectors take hours of CPU and tens of GB of memory and disk; \
@@ -105,7 +111,11 @@ fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool) -> Resul
     let start = Instant::now();
     let progress = Progress::new("test params");
     let report = |phase: &str, done: u64, total: u64| progress.update(phase, done, total);
-    let written = cache.write_test_params(id, &mut rand::thread_rng(), Some(&report))?;
+    let written = if gpu {
+        super::gpu_params::write(cache, id, Some(&report))?
+    } else {
+        cache.write_test_params(id, &mut rand::thread_rng(), Some(&report))?
+    };
     for path in [&written.params, &written.vk, &written.meta] {
         println!("{} ({} bytes)", path.display(), size(path).unwrap_or(0));
     }

@@ -26,6 +26,24 @@ pub const SNAP: &str = "snap-vanilla.json";
 /// This manifest.
 pub const MANIFEST: &str = "manifest.json";
 
+/// What the manifest says of the PoRep's sector.
+pub struct PoRepSector {
+    /// The sector number.
+    pub number: u64,
+    /// The sealing ticket.
+    pub ticket: [u8; 32],
+    /// The unsealed commitment.
+    pub comm_d: [u8; 32],
+    /// The sealed commitment.
+    pub comm_r: [u8; 32],
+}
+
+impl From<&SealedSector> for PoRepSector {
+    fn from(s: &SealedSector) -> Self {
+        PoRepSector { number: s.number, ticket: s.ticket, comm_d: s.pre_commit.comm_d, comm_r: s.comm_r() }
+    }
+}
+
 /// The manifest, filled in as each kind's inputs are written.
 pub struct Manifest {
     dir: PathBuf,
@@ -57,9 +75,9 @@ impl Manifest {
         self.dir.join(name).display().to_string()
     }
 
-    /// The PoRep: sealed sector, ticket, seed, commitments, and the command
-    /// on Curio's wrapper and on the raw C1.
-    pub fn porep(&mut self, sector: &SealedSector, seed: [u8; 32]) {
+    /// The PoRep of `sector`: sector number, ticket, seed, commitments, and
+    /// the command on Curio's wrapper and on the raw C1.
+    pub fn porep(&mut self, sector: &PoRepSector, seed: [u8; 32]) {
         let miner = &self.miner;
         let args = ["filecoin", "prove", "porep", "--c1", &self.file(C1), "--miner-id", miner];
         let number = sector.number.to_string();
@@ -72,13 +90,24 @@ impl Manifest {
             "sector_number": sector.number,
             "ticket": hex::encode(sector.ticket),
             "seed": hex::encode(seed),
-            "comm_d": hex::encode(sector.pre_commit.comm_d),
-            "comm_r": hex::encode(sector.comm_r()),
+            "comm_d": hex::encode(sector.comm_d),
+            "comm_r": hex::encode(sector.comm_r),
             "c1": C1,
             "c1_raw": C1_RAW,
             "prove_args": args,
             "prove_args_c1_json": raw_args,
         });
+    }
+
+    /// Says the inputs are synthetic: no sector was sealed, and only the PoRep is there.
+    pub fn synthetic(&mut self) {
+        self.root["synthetic"] = json!(true);
+        self.root["about"] = json!(
+            "A synthetic committed-capacity PoRep C1 (cuzk filecoin test-data --synthetic): no sector was \
+             sealed; the challenged nodes are labelled as sealing labels them, the trees are sparse, and \
+             storage-proofs' verify_all_partitions accepted the vanilla proofs. Prove it with `cuzk <porep.prove_args> \
+             --params-dir DIR`."
+        );
     }
 
     /// Both PoSts of the data sector under `randomness`.

@@ -1,7 +1,9 @@
 //! `cuzk filecoin test-data`: real inputs of every kind at a test sector
 //! size, made by filecoin-proofs itself as a provider's pipeline makes them
 //! (cuzk-filecoin's `testdata`), written in the forms Curio sends them, with
-//! a manifest of the commands that prove them.
+//! a manifest of the commands that prove them; or, with `--synthetic`, a
+//! PoRep C1 at any size (32 and 64 GiB included) made without sealing
+//! (cuzk-filecoin's `synthetic`).
 //!
 //! filecoin-proofs reads its settings from the environment once, on first
 //! use: before the first call this command points its parent cache at the
@@ -17,15 +19,16 @@ use std::time::Instant;
 use base64::Engine as _;
 use blstrs::Scalar;
 use clap::Args;
+use cuzk::filecoin::synthetic;
 use cuzk::filecoin::testdata::{self, curio_c1_wrapper, SealedSector};
-use cuzk::filecoin::SectorSize;
+use cuzk::filecoin::{FilecoinError, SectorSize};
 use cuzk::Error;
 use ff::{Field, PrimeField};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::cli::output::{self, Output};
-use manifest::Manifest;
+use manifest::{Manifest, PoRepSector};
 
 /// The sector sealed with random data (PoRep, both PoSts).
 const DATA_SECTOR: u64 = 1;
@@ -36,7 +39,8 @@ const CC_SECTOR: u64 = 2;
 #[derive(Args)]
 pub struct TestDataArgs {
     /// The sector size: 2KiB, 8MiB or 512MiB (a 512 MiB sector takes
-    /// minutes and a few GB of disk; 32GiB and 64GiB are refused).
+    /// minutes and a few GB of disk; 32GiB and 64GiB are refused unless
+    /// --synthetic).
     #[arg(long, value_name = "SIZE", value_parser = sector_size)]
     sector_size: SectorSize,
     /// The directory to write into (created if missing; files of the same
@@ -54,10 +58,17 @@ pub struct TestDataArgs {
     /// with committed capacity, and its update (at 512 MiB, minutes more).
     #[arg(long)]
     no_snap: bool,
+    /// Writes a synthetic committed-capacity PoRep C1 instead of sealing:
+    /// any size, 32GiB and 64GiB included, in seconds; the PoRep inputs only.
+    #[arg(long, conflicts_with = "no_snap")]
+    synthetic: bool,
 }
 
 /// Seals, makes every kind's inputs, writes them and the manifest.
 pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
+    if a.synthetic {
+        return synthetic(a);
+    }
     testdata::ensure_test_size(a.sector_size)?;
     std::fs::create_dir_all(&a.out).map_err(Error::io(&a.out))?;
     let out = std::fs::canonicalize(&a.out).map_err(Error::io(&a.out))?;
@@ -74,7 +85,7 @@ pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
     let c1 = step("commit phase 1", || sector.c1_json(seed))?;
     write(&out, manifest::C1, &curio_c1_wrapper(&c1, DATA_SECTOR, size))?;
     write(&out, manifest::C1_RAW, &c1)?;
-    m.porep(&sector, seed);
+    m.porep(&PoRepSector::from(&sector), seed);
 
     let randomness = Scalar::random(&mut rng).to_repr();
     for (name, proof) in
@@ -102,6 +113,28 @@ pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
     let work_path = work.path().to_path_buf();
     work.close().map_err(Error::io(work_path))?;
     eprintln!("test-data: {size} inputs in {}; prove them with the commands in {}", out.display(), manifest::MANIFEST);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--synthetic`: a PoRep C1 of a committed-capacity sector never sealed.
+fn synthetic(a: &TestDataArgs) -> Result<ExitCode, Error> {
+    std::fs::create_dir_all(&a.out).map_err(Error::io(&a.out))?;
+    let out = std::fs::canonicalize(&a.out).map_err(Error::io(&a.out))?;
+    let mut rng = StdRng::seed_from_u64(a.seed);
+    let (size, miner) = (a.sector_size, a.miner_id);
+    let (ticket, seed) = (Scalar::random(&mut rng).to_repr(), Scalar::random(&mut rng).to_repr());
+    let c1 = step(&format!("synthetic {size} committed-capacity sector {DATA_SECTOR} and its C1"), || {
+        synthetic::porep_c1(size, miner, DATA_SECTOR, ticket, seed)
+    })?;
+    let json = serde_json::to_vec(&c1)
+        .map_err(|e| FilecoinError::Input { field: "C1 output".into(), reason: format!("not serializable as JSON: {e}") })?;
+    write(&out, manifest::C1, &curio_c1_wrapper(&json, DATA_SECTOR, size))?;
+    write(&out, manifest::C1_RAW, &json)?;
+    let mut m = Manifest::new(&out, size, a.seed, miner);
+    m.synthetic();
+    m.porep(&PoRepSector { number: DATA_SECTOR, ticket, comm_d: c1.comm_d, comm_r: c1.comm_r }, seed);
+    write(&out, manifest::MANIFEST, &m.to_json())?;
+    eprintln!("test-data: synthetic {size} PoRep C1 in {}; prove it with porep.prove_args in {}", out.display(), manifest::MANIFEST);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,0 +1,77 @@
+//! `cuzk filecoin params --write-test-params ID --gpu`: random test
+//! parameters generated on cuda:0 from the circuit's recorded shape, minutes
+//! where the CPU setup takes hours (a 32 GiB PoRep partition is 130 M
+//! constraints: ~450 M G1 and ~60 M G2 fixed-base multiplications).
+//!
+//! A shape is recorded from a circuit with values, so the circuit is a
+//! partition of a synthetic C1 (cuzk-filecoin's `synthetic`): every
+//! partition of a kind and size has the same shape, which is what the
+//! parameters fix. The recording is saved where the engine looks for it
+//! (beside the parameters, named after them and their verifying key), so the
+//! first proof after this command does not record it again.
+
+use std::path::Path;
+use std::time::Instant;
+
+use cuzk::filecoin::porep::PoRepRequest;
+use cuzk::filecoin::{synthetic, CircuitId, ParamCache, ParamFiles, ProofKind};
+use cuzk::groth16::setup::{SetupProgress, ToxicWaste};
+use cuzk::synth::RecordedShape;
+use cuzk::Error;
+
+/// The synthetic sector's miner and number: any, the shape does not depend on them.
+const MINER: u64 = 1000;
+const SECTOR: u64 = 1;
+
+/// Records `id`'s circuit, generates its parameters on cuda:0, writes them
+/// (and the recording) into `cache`.
+pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> Result<ParamFiles, Error> {
+    if id.kind != ProofKind::PoRepC2 {
+        return Err(Error::Usage(format!(
+            "{id}: --gpu records the circuit from a synthetic input, which cuzk makes for PoRep only; \
+             leave out --gpu to generate these on the CPU"
+        )));
+    }
+    let started = Instant::now();
+    let c1 = synthetic::porep_c1(id.sector_size, MINER, SECTOR, [1; 32], [2; 32])?;
+    let circuit = PoRepRequest::new(c1, SECTOR, MINER)?.prepare()?.circuits.swap_remove(0);
+    eprintln!("params: a synthetic {} PoRep partition in {:.1} s", id.sector_size, secs(started));
+
+    let started = Instant::now();
+    let (shape, assignment) = RecordedShape::record(circuit)?;
+    // The witness is not needed: freed off the critical path.
+    std::thread::spawn(move || drop(assignment));
+    eprintln!(
+        "params: recorded {} constraints, {} inputs, {} private variables, {} nonzeros in {:.1} s",
+        shape.num_constraints(),
+        shape.num_inputs(),
+        shape.num_aux(),
+        shape.nnz(),
+        secs(started)
+    );
+
+    let started = Instant::now();
+    let device = cuzk_gpu::Device::open(0).map_err(cuzk_gpu::setup::SetupError::from)?;
+    let toxic = ToxicWaste::random(&mut rand::thread_rng());
+    let params = cuzk_gpu::setup::generate_parameters_from_shape(&device, &shape, &toxic, progress)?;
+    eprintln!("params: generated on cuda:0 in {:.1} s", secs(started));
+
+    let started = Instant::now();
+    let files = cache.write_params(id, &params)?;
+    eprintln!("params: written in {:.1} s", secs(started));
+    let recording = cuzk_pipeline::recording_file(cache.dir(), &files.params, &params);
+    if let Some(path) = recording {
+        let started = Instant::now();
+        shape.save(&path)?;
+        eprintln!("params: recording {} saved in {:.1} s", display(&path), secs(started));
+    }
+    Ok(files)
+}
+
+fn secs(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64()
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
