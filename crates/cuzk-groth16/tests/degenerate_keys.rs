@@ -63,7 +63,8 @@ fn a_forged_proof_under_identity_gamma_and_delta_is_refused() {
 fn every_fixed_point_at_infinity_is_refused_by_name() {
     let honest = params();
     assert!(prepare_verifying_key(&honest.vk).is_ok());
-    let cases: [(Section, fn(&mut VerifyingKey)); 6] = [
+    type Case = (Section, fn(&mut VerifyingKey));
+    let cases: [Case; 6] = [
         (Section::AlphaG1, |k| k.alpha_g1 = G1Affine::identity()),
         (Section::BetaG1, |k| k.beta_g1 = G1Affine::identity()),
         (Section::BetaG2, |k| k.beta_g2 = G2Affine::identity()),
