@@ -2,14 +2,19 @@
 //! checks: storage-proofs' `verify_all_partitions` accepts their vanilla
 //! proofs at every tree shape (base, sub-tree and top-tree, as 32 and 64 GiB
 //! use), refuses them once tampered with, a request accepts the C1 output as
-//! Curio would send it, and `verify_seal` accepts cuzk's proof of one.
+//! Curio would send it, and `verify_seal` accepts cuzk's proof of one; and
+//! synthetic PoSt vanilla proofs pass the requests' checks (filecoin-proofs'
+//! own vanilla verification) at every size.
 
 mod common;
 
 use std::time::Instant;
 
 use cuzk_filecoin::porep::PoRepRequest;
-use cuzk_filecoin::synthetic::{porep_c1, vanilla_proofs, SectorIds};
+use cuzk_filecoin::synthetic::{porep_c1, post_vanilla, vanilla_proofs, SectorIds};
+use cuzk_filecoin::testdata::{window_proof, winning_proof};
+use cuzk_filecoin::window_post::WindowPoStRequest;
+use cuzk_filecoin::winning_post::WinningPoStRequest;
 use cuzk_filecoin::{proofs, prover_id, CircuitId, ProofKind, SectorSize};
 use cuzk_groth16::{Parameters, PointChecks};
 use filecoin_hashers::poseidon::PoseidonHasher;
@@ -121,4 +126,29 @@ fn verify_seal_accepts_a_proof_of_a_synthetic_c1() {
     let proof = c1.registered_proof;
     assert!(seal::verify_seal(proof, c1.comm_r, c1.comm_d, prover, sector, c1.ticket, c1.seed, &bytes).unwrap());
     req.verify(&cache, &bytes).unwrap();
+}
+
+/// WindowPoSt (several sectors) and WinningPoSt (one) vanilla proofs at every
+/// size pass filecoin-proofs' vanilla verification through the requests, and
+/// one with a flipped byte is refused.
+#[test]
+fn post_vanilla_proofs_at_every_size_are_accepted() {
+    let randomness = [5u8; 32];
+    for size in SectorSize::ALL {
+        let started = Instant::now();
+        // A test-size partition holds 2 sectors; a production one thousands (12 here).
+        let sectors: Vec<u64> = (100..if size.is_test_size() { 102 } else { 112 }).collect();
+        let vanilla = post_vanilla(window_proof(size), MINER, randomness, &sectors).unwrap();
+        let window = WindowPoStRequest { proof: window_proof(size), randomness, miner_id: MINER, partition_index: 0, vanilla };
+        window.check_vanilla().unwrap();
+        let vanilla = post_vanilla(winning_proof(size), MINER, randomness, &[7]).unwrap();
+        let winning = WinningPoStRequest { proof: winning_proof(size), randomness, miner_id: MINER, vanilla };
+        winning.check_vanilla().unwrap();
+        eprintln!("{size}: {} WindowPoSt sectors and a WinningPoSt sector in {:.2} s", sectors.len(), started.elapsed().as_secs_f64());
+
+        let mut flipped = window.clone();
+        let at = flipped.vanilla[1].len() / 2;
+        flipped.vanilla[1][at] ^= 1;
+        assert!(flipped.check_vanilla().is_err(), "{size}: a sector proof with a flipped byte is accepted");
+    }
 }

@@ -1,13 +1,16 @@
 //! Valid inputs at sizes no machine here can seal (32 and 64 GiB), made
 //! without a sector: a PoRep C1 output whose vanilla proofs storage-proofs'
-//! own verifier accepts, in the exact form Curio sends, built in seconds
-//! and a few megabytes from the values the proofs reveal.
+//! own verifier accepts, and PoSt vanilla proofs of any number of sectors,
+//! in the exact form Curio sends, built in seconds from the values the
+//! proofs reveal.
 
 mod labels;
 mod porep;
+mod post;
 mod sparse_tree;
 
 pub use porep::{vanilla_proofs, SectorIds, SyntheticPoRep};
+pub use post::post_vanilla;
 
 use std::any::Any;
 

@@ -247,8 +247,9 @@ fn bad_porep_and_snap_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
     }
 }
 
-/// `test-data --synthetic` writes a PoRep C1 of a sector never sealed (C1,
-/// raw C1 and manifest only), which proves through the manifest's arguments
+/// `test-data --synthetic` writes a PoRep C1 of a sector never sealed and
+/// PoSt vanilla proofs (a whole WindowPoSt partition), which filecoin-proofs'
+/// vanilla checks accept; the PoRep proves through the manifest's arguments
 /// into what filecoin-proofs accepts; at 32 GiB it takes seconds.
 #[test]
 fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_it() {
@@ -260,11 +261,34 @@ fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_i
         let mut names: Vec<String> =
             std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
-        assert_eq!(names, ["c1-raw.json", "c1.json", "manifest.json"], "{}", dir.display());
+        let want = ["c1-raw.json", "c1.json", "manifest.json", "window-vanilla.json", "winning-vanilla.json"];
+        assert_eq!(names, want, "{}", dir.display());
         let manifest: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
         assert_eq!(manifest["synthetic"], true, "{manifest}");
         let request = PoRepRequest::from_curio_wrapper(&std::fs::read(dir.join("c1.json")).unwrap(), MINER).unwrap();
         request.check_vanilla().unwrap();
+        // The PoSt vanilla proofs pass filecoin-proofs' vanilla checks; WindowPoSt's fill a partition.
+        let vanilla = |name: &str| -> Vec<Vec<u8>> {
+            let b64: Vec<String> = serde_json::from_slice(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+            b64.iter().map(|s| base64::engine::general_purpose::STANDARD.decode(s).unwrap()).collect()
+        };
+        let randomness: [u8; 32] = hex32(&manifest["randomness"]);
+        let window = cuzk::filecoin::window_post::WindowPoStRequest {
+            proof: cuzk::filecoin::testdata::window_proof(request.circuit_id().sector_size),
+            randomness,
+            miner_id: MINER,
+            partition_index: 0,
+            vanilla: vanilla("window-vanilla.json"),
+        };
+        assert_eq!(window.vanilla.len(), window.proof.sector_count());
+        window.check_vanilla().unwrap();
+        let winning = cuzk::filecoin::winning_post::WinningPoStRequest {
+            proof: cuzk::filecoin::testdata::winning_proof(request.circuit_id().sector_size),
+            randomness,
+            miner_id: MINER,
+            vanilla: vanilla("winning-vanilla.json"),
+        };
+        winning.check_vanilla().unwrap();
         if size != "2KiB" {
             continue;
         }

@@ -4,9 +4,9 @@
 //! constraints: ~450 M G1 and ~60 M G2 fixed-base multiplications).
 //!
 //! A shape is recorded from a circuit with values, so the circuit is a
-//! partition of a synthetic C1 (cuzk-filecoin's `synthetic`): every
-//! partition of a kind and size has the same shape, which is what the
-//! parameters fix. The recording is saved where the engine looks for it
+//! partition of a synthetic input (cuzk-filecoin's `synthetic`: a PoRep C1,
+//! PoSt vanilla proofs; none for SnapDeals yet): every partition of a kind
+//! and size has the same shape, which is what the parameters fix. The recording is saved where the engine looks for it
 //! (beside the parameters, named after them and their verifying key), so the
 //! first proof after this command does not record it again.
 
@@ -14,7 +14,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use cuzk::filecoin::porep::PoRepRequest;
-use cuzk::filecoin::{synthetic, CircuitId, ParamCache, ParamFiles, ProofKind};
+use cuzk::filecoin::window_post::WindowPoStRequest;
+use cuzk::filecoin::winning_post::WinningPoStRequest;
+use cuzk::filecoin::{synthetic, testdata, CircuitId, FilecoinCircuit, ParamCache, ParamFiles, ProofKind};
 use cuzk::groth16::setup::{SetupProgress, ToxicWaste};
 use cuzk::synth::RecordedShape;
 use cuzk::Error;
@@ -26,16 +28,9 @@ const SECTOR: u64 = 1;
 /// Records `id`'s circuit, generates its parameters on cuda:0, writes them
 /// (and the recording) into `cache`.
 pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> Result<ParamFiles, Error> {
-    if id.kind != ProofKind::PoRepC2 {
-        return Err(Error::Usage(format!(
-            "{id}: --gpu records the circuit from a synthetic input, which cuzk makes for PoRep only; \
-             leave out --gpu to generate these on the CPU"
-        )));
-    }
     let started = Instant::now();
-    let c1 = synthetic::porep_c1(id.sector_size, MINER, SECTOR, [1; 32], [2; 32])?;
-    let circuit = PoRepRequest::new(c1, SECTOR, MINER)?.prepare()?.circuits.swap_remove(0);
-    eprintln!("params: a synthetic {} PoRep partition in {:.1} s", id.sector_size, secs(started));
+    let circuit = synthetic_partition(id)?;
+    eprintln!("params: a synthetic {id} partition in {:.1} s", secs(started));
 
     let started = Instant::now();
     let (shape, assignment) = RecordedShape::record(circuit)?;
@@ -66,6 +61,36 @@ pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> 
         eprintln!("params: recording {} saved in {:.1} s", display(&path), secs(started));
     }
     Ok(files)
+}
+
+/// The first partition of a synthetic input of `id`'s kind and size.
+fn synthetic_partition(id: CircuitId) -> Result<FilecoinCircuit, Error> {
+    let size = id.sector_size;
+    let randomness = [3; 32];
+    let partitions = match id.kind {
+        ProofKind::PoRepC2 => {
+            let c1 = synthetic::porep_c1(size, MINER, SECTOR, [1; 32], [2; 32])?;
+            PoRepRequest::new(c1, SECTOR, MINER)?.prepare()?
+        }
+        ProofKind::WindowPoSt => {
+            let proof = testdata::window_proof(size);
+            let sectors: Vec<u64> = (SECTOR..).take(proof.sector_count()).collect();
+            let vanilla = synthetic::post_vanilla(proof, MINER, randomness, &sectors)?;
+            WindowPoStRequest { proof, randomness, miner_id: MINER, partition_index: 0, vanilla }.prepare()?
+        }
+        ProofKind::WinningPoSt => {
+            let proof = testdata::winning_proof(size);
+            let vanilla = synthetic::post_vanilla(proof, MINER, randomness, &[SECTOR])?;
+            WinningPoStRequest { proof, randomness, miner_id: MINER, vanilla }.prepare()?
+        }
+        ProofKind::SnapDeals => {
+            return Err(Error::Usage(format!(
+                "{id}: --gpu records the circuit from a synthetic input, which cuzk does not make for SnapDeals \
+                 yet; leave out --gpu to generate these on the CPU"
+            )))
+        }
+    };
+    partitions.circuits.into_iter().next().ok_or_else(|| Error::Usage(format!("{id}: the synthetic input has no partition")))
 }
 
 fn secs(started: Instant) -> f64 {

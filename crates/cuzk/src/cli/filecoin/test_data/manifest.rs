@@ -99,19 +99,20 @@ impl Manifest {
         });
     }
 
-    /// Says the inputs are synthetic: no sector was sealed, and only the PoRep is there.
+    /// Says the inputs are synthetic: no sector was sealed, and SnapDeals is not there.
     pub fn synthetic(&mut self) {
         self.root["synthetic"] = json!(true);
         self.root["about"] = json!(
             "A synthetic committed-capacity PoRep C1 (cuzk filecoin test-data --synthetic): no sector was \
              sealed; the challenged nodes are labelled as sealing labels them, the trees are sparse, and \
-             storage-proofs' verify_all_partitions accepted the vanilla proofs. Prove it with `cuzk <porep.prove_args> \
-             --params-dir DIR`."
+             storage-proofs' verify_all_partitions accepted the vanilla proofs; the PoSt sectors' challenged \
+             leaves are filler values under sparse trees. Prove a kind with `cuzk <its prove_args> --params-dir DIR`."
         );
     }
 
-    /// Both PoSts of the data sector under `randomness`.
-    pub fn post(&mut self, sector: &SealedSector, randomness: [u8; 32]) {
+    /// WinningPoSt of `winning_sectors` and WindowPoSt of `window_sectors`
+    /// (partition 0) under `randomness`.
+    pub fn post(&mut self, winning_sectors: &[u64], window_sectors: &[u64], randomness: [u8; 32]) {
         let miner = &self.miner;
         let rand = hex::encode(randomness);
         let winning = testdata::winning_proof(self.size);
@@ -131,7 +132,7 @@ impl Manifest {
             "circuit": CircuitId::new(ProofKind::WinningPoSt, self.size).to_string(),
             "registered_proof": abi_number(winning),
             "registered_proof_name": format!("{winning:?}"),
-            "sector_numbers": [sector.number],
+            "sector_numbers": winning_sectors,
             "vanilla": WINNING,
             "prove_args": winning_args,
         });
@@ -140,7 +141,7 @@ impl Manifest {
             "registered_proof": abi_number(window),
             "registered_proof_name": format!("{window:?}"),
             "partition_index": 0,
-            "sector_numbers": [sector.number],
+            "sector_numbers": window_sectors,
             "vanilla": WINDOW,
             "prove_args": window_args,
         });

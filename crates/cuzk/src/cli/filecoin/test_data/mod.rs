@@ -2,8 +2,8 @@
 //! size, made by filecoin-proofs itself as a provider's pipeline makes them
 //! (cuzk-filecoin's `testdata`), written in the forms Curio sends them, with
 //! a manifest of the commands that prove them; or, with `--synthetic`, a
-//! PoRep C1 at any size (32 and 64 GiB included) made without sealing
-//! (cuzk-filecoin's `synthetic`).
+//! PoRep C1 and PoSt vanilla proofs at any size (32 and 64 GiB included)
+//! made without sealing (cuzk-filecoin's `synthetic`).
 //!
 //! filecoin-proofs reads its settings from the environment once, on first
 //! use: before the first call this command points its parent cache at the
@@ -58,8 +58,9 @@ pub struct TestDataArgs {
     /// with committed capacity, and its update (at 512 MiB, minutes more).
     #[arg(long)]
     no_snap: bool,
-    /// Writes a synthetic committed-capacity PoRep C1 instead of sealing:
-    /// any size, 32GiB and 64GiB included, in seconds; the PoRep inputs only.
+    /// Writes synthetic inputs instead of sealing: any size, 32GiB and 64GiB
+    /// included, in seconds: a committed-capacity PoRep C1, and WinningPoSt
+    /// and whole-partition WindowPoSt vanilla proofs (no SnapDeals).
     #[arg(long, conflicts_with = "no_snap")]
     synthetic: bool,
 }
@@ -96,7 +97,7 @@ pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
         })?;
         write(&out, name, &vanilla_json(&vanilla))?;
     }
-    m.post(&sector, randomness);
+    m.post(&[sector.number], &[sector.number], randomness);
 
     if !a.no_snap {
         let cc = step(&format!("sealing sector {CC_SECTOR} ({size}, committed capacity)"), || {
@@ -130,11 +131,24 @@ fn synthetic(a: &TestDataArgs) -> Result<ExitCode, Error> {
         .map_err(|e| FilecoinError::Input { field: "C1 output".into(), reason: format!("not serializable as JSON: {e}") })?;
     write(&out, manifest::C1, &curio_c1_wrapper(&json, DATA_SECTOR, size))?;
     write(&out, manifest::C1_RAW, &json)?;
+    let randomness = Scalar::random(&mut rng).to_repr();
+    let winning_proof = testdata::winning_proof(size);
+    let winning = step(&format!("synthetic {winning_proof:?} vanilla proof"), || {
+        synthetic::post_vanilla(winning_proof, miner, randomness, &[DATA_SECTOR])
+    })?;
+    write(&out, manifest::WINNING, &vanilla_json(&winning))?;
+    let window_proof = testdata::window_proof(size);
+    let window_sectors: Vec<u64> = (DATA_SECTOR..).take(window_proof.sector_count()).collect();
+    let window = step(&format!("synthetic {window_proof:?} vanilla proofs of a whole partition ({} sectors)", window_sectors.len()), || {
+        synthetic::post_vanilla(window_proof, miner, randomness, &window_sectors)
+    })?;
+    write(&out, manifest::WINDOW, &vanilla_json(&window))?;
     let mut m = Manifest::new(&out, size, a.seed, miner);
     m.synthetic();
     m.porep(&PoRepSector { number: DATA_SECTOR, ticket, comm_d: c1.comm_d, comm_r: c1.comm_r }, seed);
+    m.post(&[DATA_SECTOR], &window_sectors, randomness);
     write(&out, manifest::MANIFEST, &m.to_json())?;
-    eprintln!("test-data: synthetic {size} PoRep C1 in {}; prove it with porep.prove_args in {}", out.display(), manifest::MANIFEST);
+    eprintln!("test-data: synthetic {size} inputs in {}; prove them with the commands in {}", out.display(), manifest::MANIFEST);
     Ok(ExitCode::SUCCESS)
 }
 
