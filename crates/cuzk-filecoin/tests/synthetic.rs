@@ -3,15 +3,16 @@
 //! proofs at every tree shape (base, sub-tree and top-tree, as 32 and 64 GiB
 //! use), refuses them once tampered with, a request accepts the C1 output as
 //! Curio would send it, and `verify_seal` accepts cuzk's proof of one; and
-//! synthetic PoSt vanilla proofs pass the requests' checks (filecoin-proofs'
-//! own vanilla verification) at every size.
+//! synthetic PoSt vanilla proofs and SnapDeals updates pass the requests'
+//! checks (filecoin-proofs' own vanilla verification) at every size.
 
 mod common;
 
 use std::time::Instant;
 
 use cuzk_filecoin::porep::PoRepRequest;
-use cuzk_filecoin::synthetic::{porep_c1, post_vanilla, vanilla_proofs, SectorIds};
+use cuzk_filecoin::snap::SnapRequest;
+use cuzk_filecoin::synthetic::{porep_c1, post_vanilla, snap_update, vanilla_proofs, SectorIds};
 use cuzk_filecoin::testdata::{window_proof, winning_proof};
 use cuzk_filecoin::window_post::WindowPoStRequest;
 use cuzk_filecoin::winning_post::WinningPoStRequest;
@@ -150,5 +151,29 @@ fn post_vanilla_proofs_at_every_size_are_accepted() {
         let at = flipped.vanilla[1].len() / 2;
         flipped.vanilla[1][at] ^= 1;
         assert!(flipped.check_vanilla().is_err(), "{size}: a sector proof with a flipped byte is accepted");
+    }
+}
+
+/// A SnapDeals update with zero new data at every size passes filecoin-proofs'
+/// vanilla verification through the request (every partition), and one
+/// with a flipped byte, or with comm_d_new of other data, is refused.
+#[test]
+fn snap_updates_at_every_size_are_accepted() {
+    for size in SectorSize::ALL {
+        let started = Instant::now();
+        let u = snap_update(size).unwrap();
+        let request = |vanilla: Vec<Vec<u8>>, comm_d_new: &[u8; 32]| {
+            SnapRequest::new(u.proof, vanilla, &u.comm_r_old, &u.comm_r_new, comm_d_new).unwrap()
+        };
+        request(u.vanilla.clone(), &u.comm_d_new).check_vanilla().unwrap();
+        eprintln!("{size}: {} SnapDeals partitions in {:.2} s", u.vanilla.len(), started.elapsed().as_secs_f64());
+        let mut flipped = u.vanilla.clone();
+        let last = flipped.len() - 1;
+        let at = flipped[last].len() / 2;
+        flipped[last][at] ^= 1;
+        assert!(request(flipped, &u.comm_d_new).check_vanilla().is_err(), "{size}: a flipped byte is accepted");
+        let mut other_d = u.comm_d_new;
+        other_d[0] ^= 1;
+        assert!(request(u.vanilla.clone(), &other_d).check_vanilla().is_err(), "{size}: another comm_d_new is accepted");
     }
 }

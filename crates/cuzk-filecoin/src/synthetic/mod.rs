@@ -1,16 +1,19 @@
 //! Valid inputs at sizes no machine here can seal (32 and 64 GiB), made
 //! without a sector: a PoRep C1 output whose vanilla proofs storage-proofs'
-//! own verifier accepts, and PoSt vanilla proofs of any number of sectors,
+//! own verifier accepts, PoSt vanilla proofs of any number of sectors and
+//! a SnapDeals update,
 //! in the exact form Curio sends, built in seconds from the values the
 //! proofs reveal.
 
 mod labels;
 mod porep;
 mod post;
+mod snap;
 mod sparse_tree;
 
 pub use porep::{vanilla_proofs, SectorIds, SyntheticPoRep};
 pub use post::post_vanilla;
+pub use snap::snap_update;
 
 use std::any::Any;
 

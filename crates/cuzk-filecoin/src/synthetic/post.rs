@@ -69,7 +69,7 @@ fn sector_proofs<Tree: Shape>(size: SectorSize, sectors: &[(u64, Vec<u64>)]) -> 
 }
 
 /// A field element drawn from a hash of the sector, what it is and where.
-fn filler(sector: u64, what: &str, at: u64) -> PoseidonDomain {
+pub(super) fn filler(sector: u64, what: &str, at: u64) -> PoseidonDomain {
     let mut h = Sha256::new();
     h.update(b"cuzk synthetic sector: ");
     h.update(what.as_bytes());

@@ -85,7 +85,7 @@ impl<H: Hasher> SparseTree<H> {
     }
 
     /// The node at `index` of `level` (0: the leaves).
-    fn node(&self, level: usize, index: u64) -> H::Domain {
+    pub(crate) fn node(&self, level: usize, index: u64) -> H::Domain {
         self.nodes[level].get(&index).copied().unwrap_or(self.defaults[level])
     }
 

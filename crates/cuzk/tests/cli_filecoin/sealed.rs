@@ -247,9 +247,9 @@ fn bad_porep_and_snap_inputs_exit_nonzero_name_the_problem_and_write_nothing() {
     }
 }
 
-/// `test-data --synthetic` writes a PoRep C1 of a sector never sealed and
-/// PoSt vanilla proofs (a whole WindowPoSt partition), which filecoin-proofs'
-/// vanilla checks accept; the PoRep proves through the manifest's arguments
+/// `test-data --synthetic` writes every kind's inputs for sectors never
+/// sealed (a whole WindowPoSt partition), which filecoin-proofs' vanilla
+/// checks accept; the PoRep proves through the manifest's arguments
 /// into what filecoin-proofs accepts; at 32 GiB it takes seconds.
 #[test]
 fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_it() {
@@ -261,7 +261,8 @@ fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_i
         let mut names: Vec<String> =
             std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
-        let want = ["c1-raw.json", "c1.json", "manifest.json", "window-vanilla.json", "winning-vanilla.json"];
+        let mut want = FILES.to_vec();
+        want.sort();
         assert_eq!(names, want, "{}", dir.display());
         let manifest: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
         assert_eq!(manifest["synthetic"], true, "{manifest}");
@@ -289,6 +290,17 @@ fn synthetic_test_data_proves_through_the_manifest_and_filecoin_proofs_accepts_i
             vanilla: vanilla("winning-vanilla.json"),
         };
         winning.check_vanilla().unwrap();
+        let snap = &manifest["snap"];
+        let digest = |key: &str| hex32(&snap[key]);
+        let update = SnapRequest::from_curio(
+            snap["registered_proof"].as_u64().unwrap(),
+            vanilla("snap-vanilla.json"),
+            &digest("comm_r_old"),
+            &digest("comm_r_new"),
+            &digest("comm_d_new"),
+        )
+        .unwrap();
+        update.check_vanilla().unwrap();
         if size != "2KiB" {
             continue;
         }

@@ -5,8 +5,8 @@
 //!
 //! A shape is recorded from a circuit with values, so the circuit is a
 //! partition of a synthetic input (cuzk-filecoin's `synthetic`: a PoRep C1,
-//! PoSt vanilla proofs; none for SnapDeals yet): every partition of a kind
-//! and size has the same shape, which is what the parameters fix. The recording is saved where the engine looks for it
+//! PoSt vanilla proofs, a SnapDeals update): every partition of a kind and
+//! size has the same shape, which is what the parameters fix. The recording is saved where the engine looks for it
 //! (beside the parameters, named after them and their verifying key), so the
 //! first proof after this command does not record it again.
 
@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use cuzk::filecoin::porep::PoRepRequest;
+use cuzk::filecoin::snap::SnapRequest;
 use cuzk::filecoin::window_post::WindowPoStRequest;
 use cuzk::filecoin::winning_post::WinningPoStRequest;
 use cuzk::filecoin::{synthetic, testdata, CircuitId, FilecoinCircuit, ParamCache, ParamFiles, ProofKind};
@@ -84,10 +85,8 @@ fn synthetic_partition(id: CircuitId) -> Result<FilecoinCircuit, Error> {
             WinningPoStRequest { proof, randomness, miner_id: MINER, vanilla }.prepare()?
         }
         ProofKind::SnapDeals => {
-            return Err(Error::Usage(format!(
-                "{id}: --gpu records the circuit from a synthetic input, which cuzk does not make for SnapDeals \
-                 yet; leave out --gpu to generate these on the CPU"
-            )))
+            let u = synthetic::snap_update(size)?;
+            SnapRequest::new(u.proof, u.vanilla, &u.comm_r_old, &u.comm_r_new, &u.comm_d_new)?.prepare()?
         }
     };
     partitions.circuits.into_iter().next().ok_or_else(|| Error::Usage(format!("{id}: the synthetic input has no partition")))

@@ -32,9 +32,9 @@ pub struct ParamsArgs {
     #[arg(long, requires = "write_test_params")]
     i_know_this_takes_hours: bool,
     /// With --write-test-params: generate them on cuda:0 from the circuit's
-    /// recorded shape (minutes at 32 GiB instead of hours; PoRep and the
-    /// PoSts, a partition recorded from a synthetic input), and keep the
-    /// recording beside them for the engine.
+    /// recorded shape (minutes at 32 GiB instead of hours; a partition of a
+    /// synthetic input recorded), and keep the recording beside them for
+    /// the engine.
     #[arg(long, requires = "write_test_params")]
     gpu: bool,
     /// One JSON object per circuit instead of text.

@@ -99,14 +99,15 @@ impl Manifest {
         });
     }
 
-    /// Says the inputs are synthetic: no sector was sealed, and SnapDeals is not there.
+    /// Says the inputs are synthetic: no sector was sealed.
     pub fn synthetic(&mut self) {
         self.root["synthetic"] = json!(true);
         self.root["about"] = json!(
             "A synthetic committed-capacity PoRep C1 (cuzk filecoin test-data --synthetic): no sector was \
              sealed; the challenged nodes are labelled as sealing labels them, the trees are sparse, and \
              storage-proofs' verify_all_partitions accepted the vanilla proofs; the PoSt sectors' challenged \
-             leaves are filler values under sparse trees. Prove a kind with `cuzk <its prove_args> --params-dir DIR`."
+             leaves are filler values under sparse trees; the SnapDeals update adds zero data to a sector whose \
+             replica is one default leaf. Prove a kind with `cuzk <its prove_args> --params-dir DIR`."
         );
     }
 

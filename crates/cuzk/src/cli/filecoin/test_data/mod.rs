@@ -1,9 +1,9 @@
 //! `cuzk filecoin test-data`: real inputs of every kind at a test sector
 //! size, made by filecoin-proofs itself as a provider's pipeline makes them
 //! (cuzk-filecoin's `testdata`), written in the forms Curio sends them, with
-//! a manifest of the commands that prove them; or, with `--synthetic`, a
-//! PoRep C1 and PoSt vanilla proofs at any size (32 and 64 GiB included)
-//! made without sealing (cuzk-filecoin's `synthetic`).
+//! a manifest of the commands that prove them; or, with `--synthetic`, every
+//! kind's inputs at any size (32 and 64 GiB included) made without sealing
+//! (cuzk-filecoin's `synthetic`).
 //!
 //! filecoin-proofs reads its settings from the environment once, on first
 //! use: before the first call this command points its parent cache at the
@@ -59,8 +59,9 @@ pub struct TestDataArgs {
     #[arg(long)]
     no_snap: bool,
     /// Writes synthetic inputs instead of sealing: any size, 32GiB and 64GiB
-    /// included, in seconds: a committed-capacity PoRep C1, and WinningPoSt
-    /// and whole-partition WindowPoSt vanilla proofs (no SnapDeals).
+    /// included, in seconds: a committed-capacity PoRep C1, WinningPoSt and
+    /// whole-partition WindowPoSt vanilla proofs, and a SnapDeals update
+    /// with zero new data.
     #[arg(long, conflicts_with = "no_snap")]
     synthetic: bool,
 }
@@ -143,10 +144,15 @@ fn synthetic(a: &TestDataArgs) -> Result<ExitCode, Error> {
         synthetic::post_vanilla(window_proof, miner, randomness, &window_sectors)
     })?;
     write(&out, manifest::WINDOW, &vanilla_json(&window))?;
+    let snap = step(&format!("synthetic SnapDeals update of committed-capacity sector {CC_SECTOR}"), || {
+        synthetic::snap_update(size)
+    })?;
+    write(&out, manifest::SNAP, &vanilla_json(&snap.vanilla))?;
     let mut m = Manifest::new(&out, size, a.seed, miner);
     m.synthetic();
     m.porep(&PoRepSector { number: DATA_SECTOR, ticket, comm_d: c1.comm_d, comm_r: c1.comm_r }, seed);
     m.post(&[DATA_SECTOR], &window_sectors, randomness);
+    m.snap(CC_SECTOR, &snap);
     write(&out, manifest::MANIFEST, &m.to_json())?;
     eprintln!("test-data: synthetic {size} inputs in {}; prove them with the commands in {}", out.display(), manifest::MANIFEST);
     Ok(ExitCode::SUCCESS)
