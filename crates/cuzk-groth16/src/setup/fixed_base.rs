@@ -79,20 +79,18 @@ impl<G: MsmGroup> FixedBase<G> {
         let cost = |c: usize| (255usize.div_ceil(c) as u128) * ((1u128 << c) + count as u128);
         let c = (1..=MAX_WINDOW).min_by_key(|&c| cost(c)).expect("non-empty range");
         let windows = 255usize.div_ceil(c);
-        let rows: Vec<Vec<G::Affine>> = (0..windows)
-            .into_par_iter()
-            .map(|w| {
-                let base = g * Scalar::from(2u64).pow_vartime([(w * c) as u64]);
-                let mut row = vec![G::identity(); 1 << c];
-                for d in 1..row.len() {
-                    row[d] = row[d - 1] + base;
-                }
-                let mut affine = vec![G::Affine::identity(); row.len()];
-                G::batch_normalize(&row, &mut affine);
-                affine
-            })
-            .collect();
-        FixedBase { c, windows, table: rows.concat() }
+        // Each window's row is normalized straight into its place in the
+        // table: collecting rows and joining them would hold the table twice.
+        let mut table = vec![G::Affine::identity(); windows << c];
+        table.par_chunks_mut(1 << c).enumerate().for_each(|(w, affine)| {
+            let base = g * Scalar::from(2u64).pow_vartime([(w * c) as u64]);
+            let mut row = vec![G::identity(); 1 << c];
+            for d in 1..row.len() {
+                row[d] = row[d - 1] + base;
+            }
+            G::batch_normalize(&row, affine);
+        });
+        FixedBase { c, windows, table }
     }
 
     /// s·G.
