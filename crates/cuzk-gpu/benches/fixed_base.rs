@@ -11,13 +11,15 @@
 //! stops at 2^25). Scalars repeat a random period of 2^20 − 3. Without a
 //! GPU it exits non-zero, unless CUZK_ALLOW_NO_GPU=1.
 
+mod common;
+
 use std::time::Instant;
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cuzk_groth16::{SetupScalars, ToxicWaste};
 use cuzk_gpu::curve::{G1, G2};
 use cuzk_gpu::setup::{fixed_base, window_table, FixedBasePlan, SetupCurve};
-use cuzk_gpu::{Device, GpuError, GpuFixedBase};
+use cuzk_gpu::{Device, GpuFixedBase};
 use cuzk_synth::recorded::RecordedShape;
 use cuzk_synth::workloads::MulChain;
 use ff::Field;
@@ -30,15 +32,7 @@ const SCALAR_PERIOD: usize = (1 << 20) - 3;
 const CHECKED: usize = 1000;
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: setup benchmarks not run ({e})");
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
+    let device = common::open_device_or_exit("the setup benchmarks");
     let info = device.info();
     println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{}}}", info.name, info.sm_count, info.total_mem);
     let only = std::env::var("CUZK_BENCH").ok();

@@ -19,11 +19,13 @@
 //! small), CUZK_SCALE_BATCH (circuits per call, default 1), CUZK_SCALE_REPS
 //! (default 3). Without a GPU it exits non-zero, unless CUZK_ALLOW_NO_GPU=1.
 
+mod common;
+
 use std::time::Instant;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cuzk_gpu::groth16::{prove, stages, HostTimings};
-use cuzk_gpu::{Device, GpuError, GpuSrs, SrsSizes};
+use cuzk_gpu::{GpuSrs, SrsSizes};
 use cuzk_groth16::VerifyingKey;
 use cuzk_synth::{DensityTracker, ProvingAssignment};
 use ff::Field;
@@ -111,15 +113,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: the Filecoin-scale benchmark did not run ({e})");
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
+    let device = common::open_device_or_exit("the Filecoin-scale benchmark");
     let batch = env_usize("CUZK_SCALE_BATCH", 1).max(1);
     let reps = env_usize("CUZK_SCALE_REPS", 3).max(1);
     let asked = env_usize("CUZK_SCALE_LOG_N", 27).clamp(10, 27) as u32;

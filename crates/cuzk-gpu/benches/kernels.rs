@@ -22,6 +22,8 @@
 //! and the figure to compare with a proof's MSMs). Without a GPU it exits
 //! non-zero, unless CUZK_ALLOW_NO_GPU=1.
 
+mod common;
+
 use blstrs::{G1Projective, G2Projective, Scalar};
 use blstrs::{Fp, G1Affine};
 use cuzk_gpu::batch_add::batch_add_resident;
@@ -39,15 +41,7 @@ const RUNS: usize = 5;
 const SCALAR_PERIOD: usize = (1 << 20) - 3;
 
 fn main() {
-    let device = match Device::open(0) {
-        Ok(d) => d,
-        Err(e @ (GpuError::NoGpu(_) | GpuError::NoDevice { .. })) => {
-            eprintln!("no CUDA device: kernel benchmarks not run ({e})");
-            let allowed = std::env::var("CUZK_ALLOW_NO_GPU").is_ok_and(|v| v == "1");
-            std::process::exit(if allowed { 0 } else { 1 });
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    };
+    let device = common::open_device_or_exit("the kernel benchmarks");
     let info = device.info();
     println!("{{\"device\":\"{}\",\"sms\":{},\"total_mem\":{}}}", info.name, info.sm_count, info.total_mem);
     let only = std::env::var("CUZK_BENCH").ok();

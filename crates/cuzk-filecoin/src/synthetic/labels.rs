@@ -91,7 +91,8 @@ impl<'g> Labels<'g> {
             self.pending.remove(&(layer, node));
             sdr_label(&self.replica_id, layer, node, &parents)
         } else {
-            filler_label(&self.replica_id, layer, node)
+            let replica_id = AsRef::<[u8]>::as_ref(&self.replica_id);
+            super::filler("label", &[replica_id, &(layer as u32).to_be_bytes(), &node.to_be_bytes()])
         };
         self.known.insert((layer, node), label);
         Ok(label)
@@ -111,16 +112,5 @@ pub(crate) fn sdr_label(replica_id: &PoseidonDomain, layer: usize, node: u32, pa
     for p in parents {
         h.update(AsRef::<[u8]>::as_ref(p));
     }
-    domain_from_digest(h.finalize().into())
-}
-
-/// The label of a node no proof recomputes: a hash of its place, tagged so it
-/// cannot be mistaken for an SDR label.
-fn filler_label(replica_id: &PoseidonDomain, layer: usize, node: u32) -> PoseidonDomain {
-    let mut h = Sha256::new();
-    h.update(b"cuzk synthetic sector: filler label");
-    h.update(AsRef::<[u8]>::as_ref(replica_id));
-    h.update((layer as u32).to_be_bytes());
-    h.update(node.to_be_bytes());
     domain_from_digest(h.finalize().into())
 }

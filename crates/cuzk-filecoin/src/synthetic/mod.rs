@@ -64,6 +64,20 @@ fn parts<Tree: crate::Shape>(config: &PoRepConfig, ids: &SectorIds) -> Result<Pa
     Ok(Parts { comm_d, comm_r, replica_id: sector.replica_id, proofs: Box::new(sector.proofs) })
 }
 
+/// A value no proof recomputes (a filler label, leaf or comm_c): SHA-256 of
+/// a tag saying what it is and `parts` saying where, made a field element.
+/// Deterministic, so one place shows one value in every proof that opens it.
+fn filler(what: &str, parts: &[&[u8]]) -> PoseidonDomain {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"cuzk synthetic sector: ");
+    h.update(what.as_bytes());
+    for part in parts {
+        h.update(part);
+    }
+    sparse_tree::domain_from_digest(h.finalize().into())
+}
+
 /// A commitment's 32 bytes, as filecoin-proofs writes it.
 fn commitment<D: Domain>(d: &D) -> [u8; 32] {
     d.into_bytes().try_into().expect("a domain element is 32 bytes")

@@ -11,12 +11,12 @@ use filecoin_proofs::types::FallbackPoStSectorProof;
 use filecoin_proofs_api::post::generate_fallback_sector_challenges;
 use filecoin_proofs_api::{RegisteredPoStProof, SectorId};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use storage_proofs_core::merkle::MerkleProof;
 use storage_proofs_post::fallback::{Proof, SectorProof};
 use typenum::Unsigned;
 
-use super::sparse_tree::{domain_from_digest, SparseTree};
+use super::filler;
+use super::sparse_tree::SparseTree;
 use crate::{prover_id, FilecoinError, SectorSize, Shape};
 
 /// One bincode `FallbackPoStSectorProof` per sector of `sectors`, as
@@ -45,9 +45,9 @@ fn sector_proofs<Tree: Shape>(size: SectorSize, sectors: &[(u64, Vec<u64>)]) -> 
     sectors
         .par_iter()
         .map(|(number, challenges)| {
-            let leaves = challenges.iter().map(|&c| (c, filler(*number, "leaf", c)));
+            let leaves = challenges.iter().map(|&c| (c, filler("leaf", &[&number.to_be_bytes(), &c.to_be_bytes()])));
             let tree = SparseTree::<PoseidonHasher>::new(nodes, shape, PoseidonDomain::default(), leaves)?;
-            let (comm_c, comm_r_last) = (filler(*number, "comm_c", 0), tree.root());
+            let (comm_c, comm_r_last) = (filler("comm_c", &[&number.to_be_bytes()]), tree.root());
             let inclusion_proofs = challenges
                 .iter()
                 .map(|&c| {
@@ -66,14 +66,4 @@ fn sector_proofs<Tree: Shape>(size: SectorSize, sectors: &[(u64, Vec<u64>)]) -> 
             bincode::serialize(&proof).map_err(|e| FilecoinError::input("PoSt vanilla proof", e))
         })
         .collect()
-}
-
-/// A field element drawn from a hash of the sector, what it is and where.
-pub(super) fn filler(sector: u64, what: &str, at: u64) -> PoseidonDomain {
-    let mut h = Sha256::new();
-    h.update(b"cuzk synthetic sector: ");
-    h.update(what.as_bytes());
-    h.update(sector.to_be_bytes());
-    h.update(at.to_be_bytes());
-    domain_from_digest(h.finalize().into())
 }

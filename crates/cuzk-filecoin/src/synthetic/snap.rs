@@ -10,7 +10,7 @@
 
 use filecoin_hashers::poseidon::{PoseidonDomain, PoseidonHasher};
 use filecoin_hashers::sha256::{Sha256Domain, Sha256Hasher};
-use filecoin_hashers::{Domain, HashFunction, Hasher};
+use filecoin_hashers::{HashFunction, Hasher};
 use storage_proofs_core::merkle::MerkleProof;
 use storage_proofs_update::vanilla::{ChallengeProof, PartitionProof, PublicParams};
 use storage_proofs_update::Challenges;
@@ -31,10 +31,10 @@ fn update_at<Tree: Shape>(size: SectorSize) -> Result<SnapInputs, FilecoinError>
     let pp = PublicParams::from_sector_size(size.bytes());
     let nodes = pp.sector_nodes as u64;
     let shape = (Tree::Arity::to_usize(), Tree::SubTreeArity::to_usize(), Tree::TopTreeArity::to_usize());
-    let replica_leaf = super::post::filler(0, "replica", 0);
+    let replica_leaf = super::filler("replica", &[]);
     let tree_r = SparseTree::<PoseidonHasher>::new(nodes, shape, replica_leaf, [])?;
     let tree_d = SparseTree::<Sha256Hasher>::new(nodes, (2, 0, 0), Sha256Domain::default(), [])?;
-    let comm_c = super::post::filler(0, "comm_c", 0);
+    let comm_c = super::filler("comm_c", &[]);
     let comm_r: PoseidonDomain = <PoseidonHasher as Hasher>::Function::hash2(&comm_c, &tree_r.root());
     let comm_d = tree_d.root();
 
@@ -64,13 +64,12 @@ fn update_at<Tree: Shape>(size: SectorSize) -> Result<SnapInputs, FilecoinError>
             bincode::serialize(&proof).map_err(|e| FilecoinError::input("SnapDeals partition proof", e))
         })
         .collect::<Result<Vec<_>, FilecoinError>>()?;
-    let bytes = |d: &dyn Fn() -> Vec<u8>| -> [u8; 32] { d().try_into().expect("a domain element is 32 bytes") };
-    let comm_r = bytes(&|| comm_r.into_bytes());
+    let comm_r = super::commitment(&comm_r);
     Ok(SnapInputs {
         proof: update_proof(size),
         vanilla,
         comm_r_old: comm_r,
         comm_r_new: comm_r,
-        comm_d_new: bytes(&|| comm_d.into_bytes()),
+        comm_d_new: super::commitment(&comm_d),
     })
 }

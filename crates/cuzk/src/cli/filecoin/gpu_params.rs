@@ -10,7 +10,6 @@
 //! (beside the parameters, named after them and their verifying key), so the
 //! first proof after this command does not record it again.
 
-use std::path::Path;
 use std::time::Instant;
 
 use cuzk::filecoin::porep::PoRepRequest;
@@ -59,7 +58,7 @@ pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> 
     if let Some(path) = recording {
         let started = Instant::now();
         shape.save(&path)?;
-        eprintln!("params: recording {} saved in {:.1} s", display(&path), secs(started));
+        eprintln!("params: recording {} saved in {:.1} s", path.display(), secs(started));
     }
     Ok(files)
 }
@@ -94,8 +93,4 @@ fn synthetic_partition(id: CircuitId) -> Result<FilecoinCircuit, Error> {
 
 fn secs(started: Instant) -> f64 {
     started.elapsed().as_secs_f64()
-}
-
-fn display(path: &Path) -> String {
-    path.display().to_string()
 }
