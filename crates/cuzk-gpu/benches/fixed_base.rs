@@ -102,7 +102,7 @@ where
 
 /// A whole setup from a recorded mul-chain of about 2^log constraints.
 fn bench_setup(device: &Device, rng: &mut ChaCha20Rng, log: u32) -> Vec<String> {
-    let (shape, _) = RecordedShape::record(MulChain::<Scalar>::new((1 << log) - 2, 1)).unwrap();
+    let shape = RecordedShape::record_shape(MulChain::<Scalar>::new((1 << log) - 2, 1)).unwrap();
     let toxic = ToxicWaste::random(rng);
     let start = Instant::now();
     let scalars = SetupScalars::from_shape(&shape, &toxic).unwrap();

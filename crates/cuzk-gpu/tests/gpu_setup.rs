@@ -149,7 +149,7 @@ fn gpu_setup_equals_cpu_setup(device: &Device, rng: &mut ChaCha20Rng) {
     for (steps, every) in [(300, 50), (1000, 97), (3000, 400)] {
         let circuit = Chain { steps, every };
         let toxic = ToxicWaste::random(&mut *rng);
-        let (shape, _) = RecordedShape::record(circuit.clone()).unwrap();
+        let shape = RecordedShape::record_shape(circuit.clone()).unwrap();
         let cpu = generate_parameters(circuit, &toxic, None).unwrap();
         let gpu = generate_parameters_from_shape(device, &shape, &toxic, None).unwrap();
         assert!(cpu.vk.ic.len() > 3, "several inputs");

@@ -137,7 +137,7 @@ fn toxic(seed: u64) -> ToxicWaste {
 
 /// Both paths' parameters, or both errors, as comparable values.
 fn both(circuit: Random, t: &ToxicWaste) -> (Result<Vec<u8>, String>, Result<Vec<u8>, String>) {
-    let (shape, _) = RecordedShape::record(circuit.clone()).unwrap();
+    let shape = RecordedShape::record_shape(circuit.clone()).unwrap();
     let from_circuit = generate_parameters(circuit, t, None).map(|p| bytes(&p)).map_err(|e| e.to_string());
     let from_shape =
         generate_parameters_from_shape(&shape, t, &CpuFixedBase, None).map(|p| bytes(&p)).map_err(|e| e.to_string());
@@ -156,7 +156,7 @@ proptest! {
     #[test]
     fn shape_scalars_equal_circuit_scalars(circuit in circuit(), seed in any::<u64>()) {
         let t = toxic(seed);
-        let (shape, _) = RecordedShape::record(circuit.clone()).unwrap();
+        let shape = RecordedShape::record_shape(circuit.clone()).unwrap();
         let from_circuit = SetupScalars::from_circuit(circuit, &t).map_err(|e| e.to_string());
         let from_shape = SetupScalars::from_shape(&shape, &t).map_err(|e| e.to_string());
         prop_assert_eq!(from_circuit, from_shape);

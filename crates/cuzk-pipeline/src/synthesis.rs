@@ -336,8 +336,9 @@ impl Synthesizer {
         }
     }
 
-    /// Classic synthesis that also records; the slot's recording when it fits.
-    fn record<C: Circuit<Scalar>>(&self, slot: &Arc<Slot>, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+    /// Records the circuit (in parts on the current pool when it splits) and
+    /// evaluates its witness through the rows; the slot's recording when it fits.
+    fn record<C: Circuit<Scalar> + Send>(&self, slot: &Arc<Slot>, circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         let start = Instant::now();
         match RecordedShape::record(circuit) {
             Ok((shape, pa)) => {

@@ -37,6 +37,23 @@ impl DensityTracker {
         }
     }
 
+    /// Joins the tracker of one part of a split circuit: its first
+    /// `prefix` bits (the prefix's variables, which the part may use too)
+    /// are or-ed into these, the rest appended.
+    pub(crate) fn join_part(&mut self, part: &DensityTracker, prefix: usize) {
+        for i in 0..prefix.min(part.len).min(self.len) {
+            if part.get(i) {
+                self.inc(i);
+            }
+        }
+        for i in prefix..part.len {
+            self.add_element();
+            if part.get(i) {
+                self.inc(self.len - 1);
+            }
+        }
+    }
+
     /// Whether bit `idx` is set.
     pub fn get(&self, idx: usize) -> bool {
         self.words[idx / 64] & (1 << (idx % 64)) != 0

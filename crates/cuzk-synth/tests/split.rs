@@ -1,15 +1,18 @@
-//! Witnesses computed in parts (`Circuit::split`) against the same circuit
-//! in one piece: equal witnesses and traces for any cut and any number of
-//! threads, and a wrong cut caught by name, never joined into a witness.
+//! Witnesses and recordings computed in parts (`Circuit::split`) against
+//! the same circuit in one piece: equal witnesses, traces and recordings for
+//! any cut and any number of threads, and a wrong cut caught by name, never
+//! joined.
 
 use blstrs::Scalar;
 use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, RecordedShape, Split, SynthesisError};
 use ff::Field;
 use proptest::prelude::*;
 
-/// A prefix (a public seed x, y = x², its own input) and blocks that use
-/// only the prefix's y: block i allocates `sizes[i]` values in a chain
-/// from y + i, each squared plus one, and makes the last one public.
+/// A prefix (a public seed x, y = x², z = x³) and blocks that use only the
+/// prefix's y or z: block i allocates `sizes[i]` values in a chain from
+/// y + i (z + i for odd i, so that some parts use a prefix variable the
+/// first part does not), each squared plus one, and makes the last one
+/// public.
 #[derive(Clone, Debug)]
 struct Blocks {
     seed: u64,
@@ -39,10 +42,14 @@ impl Circuit<Scalar> for Blocks {
         let y_val = x_val.square();
         let y = cs.alloc(|| "y", || Ok(y_val))?;
         cs.enforce(|| "y = x^2", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        let z_val = y_val * x_val;
+        let z = cs.alloc(|| "z", || Ok(z_val))?;
+        cs.enforce(|| "z = y x", |lc| lc + y, |lc| lc + x, |lc| lc + z);
         for (i, &size) in self.sizes.iter().enumerate() {
             let offset = Scalar::from((self.first + i) as u64);
-            let (mut v, mut v_val) = (cs.alloc(|| "start", || Ok(y_val + offset))?, y_val + offset);
-            cs.enforce(|| "start = y + i", |lc| lc + y + (offset, CS::one()), |lc| lc + CS::one(), |lc| lc + v);
+            let (base, base_val) = if (self.first + i) % 2 == 1 { (z, z_val) } else { (y, y_val) };
+            let (mut v, mut v_val) = (cs.alloc(|| "start", || Ok(base_val + offset))?, base_val + offset);
+            cs.enforce(|| "start = base + i", |lc| lc + base + (offset, CS::one()), |lc| lc + CS::one(), |lc| lc + v);
             for _ in 1..size {
                 let next_val = v_val.square() + Scalar::ONE;
                 let next = cs.alloc(|| "next", || Ok(next_val))?;
@@ -103,6 +110,29 @@ proptest! {
         prop_assert_eq!(&witness.aux, &classic.aux_assignment);
         prop_assert_eq!(shape.evaluate(witness).unwrap(), classic);
     }
+
+    /// Recorded in parts on 1 to 6 threads: byte for byte the recording
+    /// taken in one piece (matrices, coefficient table, densities, trace),
+    /// and the classic assignment.
+    #[test]
+    fn parts_record_the_whole_shape(
+        sizes in proptest::collection::vec(1usize..6, 0..12),
+        threads in 1usize..7,
+        seed in 2u64..1000,
+    ) {
+        let (whole, _) = RecordedShape::record(circuit(seed, &sizes, Cut::Whole)).unwrap();
+        let (parts, assignment) = pool(threads).install(|| RecordedShape::record(circuit(seed, &sizes, Cut::Runs))).unwrap();
+        prop_assert_eq!(parts.densities(), whole.densities());
+        prop_assert_eq!(parts.coefficients(), whole.coefficients());
+        prop_assert_eq!(parts.digest(), whole.digest());
+        prop_assert_eq!(assignment, ProvingAssignment::synthesize(circuit(seed, &sizes, Cut::Whole)).unwrap());
+    }
+}
+
+#[test]
+fn a_recording_part_with_another_prefix_is_named() {
+    let err = pool(4).install(|| RecordedShape::record(circuit(5, &[2, 3, 1, 4], Cut::ForeignPrefix))).unwrap_err();
+    assert_eq!(err, SynthesisError::SplitMismatch { part: 1 });
 }
 
 #[test]

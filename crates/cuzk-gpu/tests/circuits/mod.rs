@@ -175,7 +175,7 @@ impl Circuit<Scalar> for Scaled {
 }
 
 /// Records `circuit`; returns the shape and its witness.
-pub fn record<C: Circuit<Scalar>>(circuit: C) -> (RecordedShape<Scalar>, Witness<Scalar>) {
+pub fn record<C: Circuit<Scalar> + Send>(circuit: C) -> (RecordedShape<Scalar>, Witness<Scalar>) {
     let (shape, pa) = RecordedShape::record(circuit).unwrap();
     let witness = Witness { inputs: pa.input_assignment, aux: pa.aux_assignment };
     (shape, witness)

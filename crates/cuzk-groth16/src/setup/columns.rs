@@ -122,7 +122,7 @@ mod tests {
     /// The column sums equal a dense evaluation row by row.
     #[test]
     fn column_sums_match_rows() {
-        let (shape, _) = RecordedShape::record(Small).unwrap();
+        let shape = RecordedShape::record_shape(Small).unwrap();
         let rows = shape.num_constraints();
         let lagrange: Vec<Scalar> = (0..rows).map(|j| Scalar::from(7 + j as u64).square()).collect();
         let cols = evaluate(&shape, &lagrange);

@@ -156,7 +156,7 @@ impl<S: PrimeField> CoeffTable<S> {
         table
     }
 
-    fn intern(&mut self, v: S) -> Result<u32, SynthesisError> {
+    pub(crate) fn intern(&mut self, v: S) -> Result<u32, SynthesisError> {
         if v == S::ONE {
             return Ok(ONE);
         }
@@ -172,6 +172,11 @@ impl<S: PrimeField> CoeffTable<S> {
         self.index.insert(repr.as_ref().to_vec(), k);
         self.values.push(v);
         Ok(k)
+    }
+
+    /// The distinct coefficients so far, by index.
+    pub(crate) fn values(&self) -> &[S] {
+        &self.values
     }
 
     pub(crate) fn into_values(self) -> Vec<S> {
@@ -192,6 +197,33 @@ pub(crate) fn staged_column(var: crate::Variable) -> Result<u32, SynthesisError>
     match u32::try_from(index) {
         Ok(i) if i < AUX_TAG => Ok(i | tag),
         _ => Err(SynthesisError::RecordingTooLarge(format!("variable index {index} needs more than 31 bits"))),
+    }
+}
+
+/// Where the rows of one part of a split circuit land in the whole: its rows
+/// from `from_row` on (those after the prefix's), its variables past the
+/// prefix's `inputs` and `aux` moved by `shift` (inputs, aux), its
+/// coefficient indices mapped through `coeffs` into the whole's table.
+pub(crate) struct Tail<'a> {
+    pub(crate) from_row: usize,
+    pub(crate) inputs: usize,
+    pub(crate) aux: usize,
+    pub(crate) shift: (usize, usize),
+    pub(crate) coeffs: &'a [u32],
+}
+
+impl Tail<'_> {
+    /// A part's staged column as the whole's staged column.
+    fn column(&self, col: u32) -> Result<u32, SynthesisError> {
+        let (index, fixed, shift, tag) = match col & AUX_TAG {
+            0 => (col as usize, self.inputs, self.shift.0, 0),
+            _ => ((col & !AUX_TAG) as usize, self.aux, self.shift.1, AUX_TAG),
+        };
+        let moved = if index < fixed { index } else { index + shift };
+        match u32::try_from(moved) {
+            Ok(i) if i < AUX_TAG => Ok(i | tag),
+            _ => Err(SynthesisError::RecordingTooLarge(format!("variable index {moved} needs more than 31 bits"))),
+        }
     }
 }
 
@@ -231,6 +263,36 @@ impl CsrBuilder {
         let nnz = u32::try_from(self.cols.len())
             .map_err(|_| SynthesisError::RecordingTooLarge("more than 2^32 nonzeros in one matrix".into()))?;
         self.row_ptr.push(nnz);
+        Ok(())
+    }
+
+    /// Rows and nonzeros from row `from_row` on.
+    pub(crate) fn tail_len(&self, from_row: usize) -> (usize, usize) {
+        let start = self.row_ptr.get(from_row).map_or(self.cols.len(), |&p| p as usize);
+        (self.row_ptr.len().saturating_sub(from_row + 1), self.cols.len() - start)
+    }
+
+    /// Makes room for tails of the given (rows, nonzeros).
+    pub(crate) fn reserve(&mut self, tails: impl Iterator<Item = (usize, usize)>) {
+        let (rows, nnz) = tails.fold((0, 0), |(r, n), (tr, tn)| (r + tr, n + tn));
+        self.row_ptr.reserve(rows);
+        self.cols.reserve(nnz);
+        self.coeffs.reserve(nnz);
+    }
+
+    /// Appends `part`'s rows from `tail.from_row` on, moved as `tail` says.
+    pub(crate) fn append_tail(&mut self, part: &CsrBuilder, tail: &Tail<'_>) -> Result<(), SynthesisError> {
+        let Some(&start) = part.row_ptr.get(tail.from_row) else { return Ok(()) };
+        let (start, base) = (start as usize, self.cols.len());
+        for &col in &part.cols[start..] {
+            self.cols.push(tail.column(col)?);
+        }
+        self.coeffs.extend(part.coeffs[start..].iter().map(|&k| tail.coeffs[k as usize]));
+        for &end in &part.row_ptr[tail.from_row + 1..] {
+            let nnz = u32::try_from(base + (end as usize - start))
+                .map_err(|_| SynthesisError::RecordingTooLarge("more than 2^32 nonzeros in one matrix".into()))?;
+            self.row_ptr.push(nnz);
+        }
         Ok(())
     }
 

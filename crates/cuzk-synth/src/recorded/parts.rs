@@ -1,8 +1,8 @@
-//! The witness pass on several threads: a circuit that [`Circuit::split`]s
-//! runs its prefix and its parts as rayon tasks on the current pool, and
-//! their witnesses and traces are joined into exactly what the whole circuit
-//! synthesized in one piece produces, so the recording's checks apply
-//! unchanged.
+//! Passes on several threads: a circuit that [`Circuit::split`]s runs its
+//! prefix and its parts as rayon tasks on the current pool, and what they
+//! leave (witnesses and traces; for the recording also rows and densities)
+//! is joined into exactly what the whole circuit run in one piece leaves,
+//! so the recording's checks apply unchanged.
 
 use ff::PrimeField;
 use rayon::prelude::*;
@@ -11,23 +11,91 @@ use super::witness::WitnessCs;
 use crate::{Circuit, ConstraintSystem, Split, SynthesisError};
 use SynthesisError::SplitMismatch;
 
-/// The witness-only pass over `circuit`, the constant one first, sized for
-/// `inputs` and `aux` variables.
-pub(crate) fn run<S: PrimeField, C: Circuit<S>>(circuit: C, inputs: usize, aux: usize) -> Result<WitnessCs<S>, SynthesisError> {
-    let mut cs = WitnessCs::with_capacity(inputs, aux);
+/// What the prefix allocated and enforced: every part begins with it.
+pub(crate) struct PrefixCounts {
+    pub(crate) inputs: usize,
+    pub(crate) aux: usize,
+    pub(crate) constraints: usize,
+}
+
+/// What one run of a circuit (whole, prefix or part) leaves: the witness
+/// pass's [`WitnessCs`], or the recording's `Recorder`.
+pub(crate) trait Piece<S: PrimeField>: ConstraintSystem<S> + Send + Sized {
+    /// An empty piece with room for `inputs` and `aux` variables.
+    fn sized(inputs: usize, aux: usize) -> Self;
+    /// Its witness and trace.
+    fn cs(&self) -> &WitnessCs<S>;
+    /// The same, to compose the trace.
+    fn cs_mut(&mut self) -> &mut WitnessCs<S>;
+    /// Makes room for the tails of `rest`, which will be appended.
+    fn reserve(&mut self, rest: &[Self], prefix: &PrefixCounts);
+    /// Appends what `part` holds after the prefix, its own variables
+    /// shifted to follow this piece's (the trace is composed by the caller).
+    fn append_tail(&mut self, part: Self, prefix: &PrefixCounts) -> Result<(), SynthesisError>;
+}
+
+impl<S: PrimeField> Piece<S> for WitnessCs<S> {
+    fn sized(inputs: usize, aux: usize) -> Self {
+        WitnessCs::with_capacity(inputs, aux)
+    }
+
+    fn cs(&self) -> &WitnessCs<S> {
+        self
+    }
+
+    fn cs_mut(&mut self) -> &mut WitnessCs<S> {
+        self
+    }
+
+    fn reserve(&mut self, rest: &[Self], prefix: &PrefixCounts) {
+        reserve_witness(self, rest.iter(), prefix);
+    }
+
+    fn append_tail(&mut self, part: Self, prefix: &PrefixCounts) -> Result<(), SynthesisError> {
+        self.witness.inputs.extend_from_slice(&part.witness.inputs[prefix.inputs..]);
+        self.witness.aux.extend_from_slice(&part.witness.aux[prefix.aux..]);
+        Ok(())
+    }
+}
+
+/// Makes room in `whole` for the witness tails of `rest`.
+pub(crate) fn reserve_witness<'a, S: PrimeField>(
+    whole: &mut WitnessCs<S>,
+    rest: impl Iterator<Item = &'a WitnessCs<S>> + Clone,
+    prefix: &PrefixCounts,
+) {
+    let inputs: usize = rest.clone().map(|p| p.witness.inputs.len().saturating_sub(prefix.inputs)).sum();
+    let aux: usize = rest.map(|p| p.witness.aux.len().saturating_sub(prefix.aux)).sum();
+    whole.witness.inputs.reserve(inputs);
+    whole.witness.aux.reserve(aux);
+}
+
+/// One pass over `circuit`, the constant one first, sized for `inputs` and
+/// `aux` variables.
+fn run<S: PrimeField, C: Circuit<S>, P: Piece<S>>(circuit: C, inputs: usize, aux: usize) -> Result<P, SynthesisError> {
+    let mut cs = P::sized(inputs, aux);
     cs.alloc_input(|| "one", || Ok(S::ONE))?;
     circuit.synthesize(&mut cs)?;
     Ok(cs)
 }
 
 /// The witness pass over `circuit` (expected to have `inputs` and `aux`
-/// variables), cut into as many parts as the current rayon pool has
-/// threads when the circuit can be cut, else in one piece.
+/// variables), in parts when it can be cut.
 pub(crate) fn witness<S: PrimeField, C: Circuit<S> + Send>(
     circuit: C,
     inputs: usize,
     aux: usize,
 ) -> Result<WitnessCs<S>, SynthesisError> {
+    pieces(circuit, inputs, aux)
+}
+
+/// One pass over `circuit`, cut into as many parts as the current rayon
+/// pool has threads when the circuit can be cut, else in one piece.
+pub(crate) fn pieces<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
+    circuit: C,
+    inputs: usize,
+    aux: usize,
+) -> Result<P, SynthesisError> {
     let threads = rayon::current_num_threads();
     if threads < 2 {
         return run(circuit, inputs, aux);
@@ -41,34 +109,38 @@ pub(crate) fn witness<S: PrimeField, C: Circuit<S> + Send>(
 /// Runs the prefix, then the parts in parallel, and joins them: the
 /// prefix's variables and constraints once, then each part's own, with its
 /// trace shifted to where its variables land in the whole.
-fn join<S: PrimeField, C: Circuit<S> + Send>(split: Split<C>, inputs: usize, aux: usize) -> Result<WitnessCs<S>, SynthesisError> {
+fn join<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
+    split: Split<C>,
+    inputs: usize,
+    aux: usize,
+) -> Result<P, SynthesisError> {
     let Split { prefix, parts } = split;
-    let prefix = run(prefix, 1, 0)?;
-    let (pi, pa) = (prefix.witness.inputs.len(), prefix.witness.aux.len());
+    let prefix: P = run(prefix, 1, 0)?;
+    let (pw, ptrace) = (&prefix.cs().witness, prefix.cs().trace);
+    let counts = PrefixCounts { inputs: pw.inputs.len(), aux: pw.aux.len(), constraints: ptrace.constraints };
     let n = parts.len().max(1);
     let share = |total: usize, fixed: usize| fixed + total.saturating_sub(fixed).div_ceil(n);
-    let (part_inputs, part_aux) = (share(inputs, pi), share(aux, pa));
-    let parts = parts.into_par_iter().map(|p| run(p, part_inputs, part_aux)).collect::<Result<Vec<_>, _>>()?;
+    let (part_inputs, part_aux) = (share(inputs, counts.inputs), share(aux, counts.aux));
+    let parts = parts.into_par_iter().map(|p| run::<S, C, P>(p, part_inputs, part_aux)).collect::<Result<Vec<_>, _>>()?;
 
     // The first part already begins with the prefix: it grows into the
-    // whole, and each other part is dropped once its tail is copied.
-    let mut whole: Option<WitnessCs<S>> = None;
-    for (k, part) in parts.into_iter().enumerate() {
-        let w = &part.witness;
-        let starts = w.inputs.get(..pi) == Some(&prefix.witness.inputs[..]) && w.aux.get(..pa) == Some(&prefix.witness.aux[..]);
-        let block = part.trace.after(prefix.trace).filter(|_| starts).ok_or(SplitMismatch { part: k })?;
-        let Some(whole) = whole.as_mut() else {
-            let mut first = part;
-            first.witness.inputs.reserve(inputs.saturating_sub(first.witness.inputs.len()));
-            first.witness.aux.reserve(aux.saturating_sub(first.witness.aux.len()));
-            whole = Some(first);
-            continue;
-        };
-        let (shift_inputs, shift_aux) = (whole.witness.inputs.len() - pi, whole.witness.aux.len() - pa);
-        whole.trace = whole.trace.then(block, shift_inputs, shift_aux);
-        whole.witness.inputs.extend_from_slice(&w.inputs[pi..]);
-        whole.witness.aux.extend_from_slice(&w.aux[pa..]);
+    // whole, and each other part is dropped once its tail is appended.
+    let mut parts = parts.into_iter();
+    let Some(mut whole) = parts.next() else { return Ok(prefix) };
+    let block = |k: usize, part: &P| {
+        let w = &part.cs().witness;
+        let starts = w.inputs.get(..counts.inputs) == Some(&pw.inputs[..]) && w.aux.get(..counts.aux) == Some(&pw.aux[..]);
+        part.cs().trace.after(ptrace).filter(|_| starts).ok_or(SplitMismatch { part: k })
+    };
+    block(0, &whole)?;
+    let rest: Vec<P> = parts.collect();
+    whole.reserve(&rest, &counts);
+    for (k, part) in rest.into_iter().enumerate() {
+        let block = block(k + 1, &part)?;
+        let cs = whole.cs_mut();
+        let (shift_inputs, shift_aux) = (cs.witness.inputs.len() - counts.inputs, cs.witness.aux.len() - counts.aux);
+        cs.trace = cs.trace.then(block, shift_inputs, shift_aux);
+        whole.append_tail(part, &counts)?;
     }
-    let whole = whole.unwrap_or(prefix);
     Ok(whole)
 }

@@ -40,21 +40,36 @@ pub struct RecordedShape<S: PrimeField> {
 }
 
 impl<S: PrimeField> RecordedShape<S> {
-    /// Synthesizes `circuit` the classic way while recording its shape; the
-    /// assignment is the one `ProvingAssignment::synthesize` would return.
-    pub fn record<C: Circuit<S>>(circuit: C) -> Result<(Self, ProvingAssignment<S>), SynthesisError> {
+    /// Records `circuit`'s shape (in parts on the current rayon pool when
+    /// it splits) and evaluates its witness through the recorded rows, each
+    /// checked: the assignment is the one `ProvingAssignment::synthesize`
+    /// would return, and a witness that violates a row is an error
+    /// ([`SynthesisError::UnsatisfiedConstraint`]) rather than a recording.
+    pub fn record<C: Circuit<S> + Send>(circuit: C) -> Result<(Self, ProvingAssignment<S>), SynthesisError> {
+        let (shape, witness) = Self::recorded(circuit)?;
+        let assignment = shape.evaluate(witness)?;
+        Ok((shape, assignment))
+    }
+
+    /// Records `circuit`'s shape only, without evaluating its witness: what
+    /// a setup needs, which fixes the matrices whatever the values (they
+    /// need not satisfy the rows).
+    pub fn record_shape<C: Circuit<S> + Send>(circuit: C) -> Result<Self, SynthesisError> {
+        Ok(Self::recorded(circuit)?.0)
+    }
+
+    fn recorded<C: Circuit<S> + Send>(circuit: C) -> Result<(Self, Witness<S>), SynthesisError> {
         let rec = record::record(circuit)?;
-        let pa = rec.assignment;
         let shape = RecordedShape {
-            num_inputs: pa.num_inputs(),
-            num_aux: pa.num_aux(),
+            num_inputs: rec.witness.inputs.len(),
+            num_aux: rec.witness.aux.len(),
             trace: rec.trace,
             coeffs: rec.coeffs,
             matrices: rec.matrices,
-            densities: [pa.a_aux_density.clone(), pa.b_input_density.clone(), pa.b_aux_density.clone()],
+            densities: rec.densities,
             digest: OnceLock::new(),
         };
-        Ok((shape, pa))
+        Ok((shape, rec.witness))
     }
 
     /// Witness-only synthesis, then the products: equal to

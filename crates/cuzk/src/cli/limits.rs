@@ -20,6 +20,7 @@ pub const MAX_JOBS: usize = 100_000;
 
 /// Most threads `filecoin prove --clients` starts, each holding a request's
 /// circuits while it waits.
+#[cfg(feature = "filecoin")]
 pub const MAX_CALLERS: usize = 256;
 
 /// Most proofs `verify` reads from one file (192 MiB of proofs).
