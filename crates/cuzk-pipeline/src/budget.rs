@@ -35,6 +35,12 @@ impl MemoryBudget {
         }
     }
 
+    /// Counts `bytes` that are held already even past the total; later
+    /// reservations wait until enough is released.
+    pub fn reserve_held(&mut self, bytes: u64) {
+        self.used += bytes;
+    }
+
     /// Returns a reservation.
     pub fn release(&mut self, bytes: u64) {
         debug_assert!(bytes <= self.used, "released more than was reserved");

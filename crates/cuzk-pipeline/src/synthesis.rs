@@ -282,6 +282,15 @@ impl Synthesizer {
         }
     }
 
+    /// Whether a partition synthesized now stops at its witness: its
+    /// backends compute a, b, c and the recording is ready.
+    pub(crate) fn stops_at_witness(&self) -> bool {
+        self.witness_only.is_some()
+            && self.slot.as_ref().is_some_and(|slot| {
+                matches!(*slot.state.lock().unwrap_or_else(|p| p.into_inner()), State::Ready(_))
+            })
+    }
+
     /// Classic synthesis, or recording, to an assignment; with a recording
     /// only the witness pass.
     fn claimed<C: Circuit<Scalar> + Send>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {

@@ -88,10 +88,15 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 continue;
             }
         };
-        let bytes = partition_bytes(&params);
-        let witness_bytes = witness_bytes(&params).min(bytes);
+        let full = partition_bytes(&params);
+        let witness_bytes = witness_bytes(&params).min(full);
         let synthesizer = s.recordings.synthesizer(&path, &params);
         drop(params);
+        // A partition that will stop at its witness reserves the witness's
+        // bytes only: reserving a/b/c it never holds kept most of the budget
+        // idle, and with it most cores (two or three 32 GiB partitions in
+        // synthesis at once on a 128 GiB host).
+        let bytes = if synthesizer.stops_at_witness() { witness_bytes } else { full };
 
         // Bytes go to the most urgent partition first: a partition does not
         // reserve while one of higher priority waits for bytes, and gives
@@ -166,7 +171,7 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         // parameter file's partitions go back to classic synthesis.
         st.release_recording(report.dropped_recording_bytes);
         let rec = report.new_recording_bytes;
-        if rec > 0 && !st.admit_recording(rec, bytes) {
+        if rec > 0 && !st.admit_recording(rec, full) {
             synthesizer.disable(st.budget.total());
         }
         if let Some(job) = st.jobs.get_mut(&task.job) {
@@ -193,9 +198,15 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 let priority = job.priority;
                 let reserved = match assignment {
                     Synthesized::Witness(..) => witness_bytes,
-                    Synthesized::Assignment(_) => bytes,
+                    Synthesized::Assignment(_) => full,
                 };
-                st.budget.release(bytes - reserved);
+                // More than was reserved only when the recording went away
+                // between the reservation and the synthesis: the bytes are
+                // held already, so they count even past the total.
+                match reserved.checked_sub(bytes) {
+                    Some(more) => st.budget.reserve_held(more),
+                    None => st.budget.release(bytes - reserved),
+                }
                 st.ready.push(Ready { priority, job: task.job, part: task.part, assignment, reserved, retry: None });
             }
             (Ok(assignment), Some(err), Some(_)) => {

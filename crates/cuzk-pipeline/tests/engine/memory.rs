@@ -8,25 +8,41 @@ use cuzk_synth::RecordedShape;
 use crate::devices::{Holding, WitnessTaking};
 use crate::{assert_verifies, config, job, only_recording, params, peak_partitions_held, sequential, Buf, SIZE};
 
-#[test]
-fn witness_partitions_give_back_the_bytes_of_a_b_c() {
+/// The most partitions held at once by a job of 8 on a witness-taking
+/// device, with a budget of the parameters, the recording, one partition
+/// with a/b/c and `room(one)` more.
+fn witness_partitions_held(room: fn(u64) -> u64, seed: u64) -> i64 {
     let (path, params) = params();
     let file_len = std::fs::metadata(path).unwrap().len();
     let one = Engine::partition_bytes(params);
     let recording = RecordedShape::record(Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap()).unwrap().0;
-    // Room for the parameters, the recording and one and a half partitions:
-    // one partition at a time while each holds a/b/c, more once they stop
-    // at their witness.
     let timeline = Buf::default();
     let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(40)))];
     let mut cfg = Config { backends: Some(backends), ..config(1) };
-    cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + one / 2;
+    cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + room(one);
     cfg.timeline = Some(Box::new(timeline.clone()));
     let engine = Engine::new(cfg).unwrap();
-    let (j, inputs) = job(path, 8, 40);
+    let (j, inputs) = job(path, 8, seed);
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
-    let peak = peak_partitions_held(&timeline);
+    peak_partitions_held(&timeline)
+}
+
+#[test]
+fn witness_partitions_give_back_the_bytes_of_a_b_c() {
+    // One and a half partitions: one partition at a time while each holds
+    // a/b/c, more once they stop at their witness.
+    let peak = witness_partitions_held(|one| one / 2, 40);
+    assert!(peak > 1, "witness partitions held at once: {peak}");
+}
+
+#[test]
+fn partitions_that_will_stop_at_their_witness_reserve_only_its_bytes() {
+    // A sixteenth more than one partition with a/b/c: reserving that for
+    // every synthesis, a second partition could never start beside a
+    // witness waiting for the device (a witness is a fifth of a partition
+    // here); reserving the witness's bytes, several fit.
+    let peak = witness_partitions_held(|one| one / 16, 41);
     assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
