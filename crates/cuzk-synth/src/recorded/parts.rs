@@ -7,7 +7,7 @@
 use ff::PrimeField;
 use rayon::prelude::*;
 
-use super::witness::WitnessCs;
+use super::witness::{Witness, WitnessCs};
 use crate::{Circuit, ConstraintSystem, Split, SynthesisError};
 use SynthesisError::SplitMismatch;
 
@@ -19,19 +19,23 @@ pub(crate) struct PrefixCounts {
 }
 
 /// What one run of a circuit (whole, prefix or part) leaves: the witness
-/// pass's [`WitnessCs`], or the recording's `Recorder`.
+/// pass's [`WitnessCs`], or the recording's `Recorder`, which also holds
+/// rows and densities. The join handles the witness and the trace; a piece
+/// joins only what it holds beside them.
 pub(crate) trait Piece<S: PrimeField>: ConstraintSystem<S> + Send + Sized {
     /// An empty piece with room for `inputs` and `aux` variables.
     fn sized(inputs: usize, aux: usize) -> Self;
     /// Its witness and trace.
     fn cs(&self) -> &WitnessCs<S>;
-    /// The same, to compose the trace.
+    /// The same, to append to.
     fn cs_mut(&mut self) -> &mut WitnessCs<S>;
-    /// Makes room for the tails of `rest`, which will be appended.
-    fn reserve(&mut self, rest: &[Self], prefix: &PrefixCounts);
-    /// Appends what `part` holds after the prefix, its own variables
-    /// shifted to follow this piece's (the trace is composed by the caller).
-    fn append_tail(&mut self, part: Self, prefix: &PrefixCounts) -> Result<(), SynthesisError>;
+    /// Makes room for what the parts in `rest` hold beside their witness.
+    fn reserve_beside(&mut self, _rest: &[Self], _prefix: &PrefixCounts) {}
+    /// Appends what `part` holds beside its witness after the prefix, its
+    /// own variables moved by `shift` (inputs, aux) to follow this piece's.
+    fn append_beside(&mut self, _part: &Self, _prefix: &PrefixCounts, _shift: (usize, usize)) -> Result<(), SynthesisError> {
+        Ok(())
+    }
 }
 
 impl<S: PrimeField> Piece<S> for WitnessCs<S> {
@@ -46,28 +50,6 @@ impl<S: PrimeField> Piece<S> for WitnessCs<S> {
     fn cs_mut(&mut self) -> &mut WitnessCs<S> {
         self
     }
-
-    fn reserve(&mut self, rest: &[Self], prefix: &PrefixCounts) {
-        reserve_witness(self, rest.iter(), prefix);
-    }
-
-    fn append_tail(&mut self, part: Self, prefix: &PrefixCounts) -> Result<(), SynthesisError> {
-        self.witness.inputs.extend_from_slice(&part.witness.inputs[prefix.inputs..]);
-        self.witness.aux.extend_from_slice(&part.witness.aux[prefix.aux..]);
-        Ok(())
-    }
-}
-
-/// Makes room in `whole` for the witness tails of `rest`.
-pub(crate) fn reserve_witness<'a, S: PrimeField>(
-    whole: &mut WitnessCs<S>,
-    rest: impl Iterator<Item = &'a WitnessCs<S>> + Clone,
-    prefix: &PrefixCounts,
-) {
-    let inputs: usize = rest.clone().map(|p| p.witness.inputs.len().saturating_sub(prefix.inputs)).sum();
-    let aux: usize = rest.map(|p| p.witness.aux.len().saturating_sub(prefix.aux)).sum();
-    whole.witness.inputs.reserve(inputs);
-    whole.witness.aux.reserve(aux);
 }
 
 /// One pass over `circuit`, the constant one first, sized for `inputs` and
@@ -77,16 +59,6 @@ fn run<S: PrimeField, C: Circuit<S>, P: Piece<S>>(circuit: C, inputs: usize, aux
     cs.alloc_input(|| "one", || Ok(S::ONE))?;
     circuit.synthesize(&mut cs)?;
     Ok(cs)
-}
-
-/// The witness pass over `circuit` (expected to have `inputs` and `aux`
-/// variables), in parts when it can be cut.
-pub(crate) fn witness<S: PrimeField, C: Circuit<S> + Send>(
-    circuit: C,
-    inputs: usize,
-    aux: usize,
-) -> Result<WitnessCs<S>, SynthesisError> {
-    pieces(circuit, inputs, aux)
 }
 
 /// One pass over `circuit`, cut into as many parts as the current rayon
@@ -134,13 +106,21 @@ fn join<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
     };
     block(0, &whole)?;
     let rest: Vec<P> = parts.collect();
-    whole.reserve(&rest, &counts);
+    let tails = |len: fn(&Witness<S>) -> usize, fixed: usize| rest.iter().map(|p| len(&p.cs().witness).saturating_sub(fixed)).sum::<usize>();
+    let (more_inputs, more_aux) = (tails(|w| w.inputs.len(), counts.inputs), tails(|w| w.aux.len(), counts.aux));
+    let w = &mut whole.cs_mut().witness;
+    w.inputs.reserve(more_inputs);
+    w.aux.reserve(more_aux);
+    whole.reserve_beside(&rest, &counts);
     for (k, part) in rest.into_iter().enumerate() {
         let block = block(k + 1, &part)?;
-        let cs = whole.cs_mut();
-        let (shift_inputs, shift_aux) = (cs.witness.inputs.len() - counts.inputs, cs.witness.aux.len() - counts.aux);
-        cs.trace = cs.trace.then(block, shift_inputs, shift_aux);
-        whole.append_tail(part, &counts)?;
+        let cs = whole.cs();
+        let shift = (cs.witness.inputs.len() - counts.inputs, cs.witness.aux.len() - counts.aux);
+        whole.append_beside(&part, &counts, shift)?;
+        let (cs, tail) = (whole.cs_mut(), &part.cs().witness);
+        cs.trace = cs.trace.then(block, shift.0, shift.1);
+        cs.witness.inputs.extend_from_slice(&tail.inputs[counts.inputs..]);
+        cs.witness.aux.extend_from_slice(&tail.aux[counts.aux..]);
     }
     Ok(whole)
 }

@@ -122,18 +122,16 @@ impl<S: PrimeField> Piece<S> for Recorder<S> {
         &mut self.cs
     }
 
-    fn reserve(&mut self, rest: &[Self], prefix: &PrefixCounts) {
-        parts::reserve_witness(&mut self.cs, rest.iter().map(|p| &p.cs), prefix);
+    fn reserve_beside(&mut self, rest: &[Self], prefix: &PrefixCounts) {
         for (m, matrix) in self.matrices.iter_mut().enumerate() {
             matrix.reserve(rest.iter().map(|p| p.matrices[m].tail_len(prefix.constraints)));
         }
     }
 
-    fn append_tail(&mut self, part: Self, prefix: &PrefixCounts) -> Result<(), SynthesisError> {
-        if let Some(e) = part.error {
-            return Err(e);
+    fn append_beside(&mut self, part: &Self, prefix: &PrefixCounts, shift: (usize, usize)) -> Result<(), SynthesisError> {
+        if let Some(e) = &part.error {
+            return Err(e.clone());
         }
-        let shift = (self.cs.witness.inputs.len() - prefix.inputs, self.cs.witness.aux.len() - prefix.aux);
         let coeffs: Vec<u32> =
             part.table.values().iter().map(|&v| self.table.intern(v)).collect::<Result<_, _>>()?;
         let tail = Tail { from_row: prefix.constraints, inputs: prefix.inputs, aux: prefix.aux, shift, coeffs: &coeffs };
@@ -144,7 +142,7 @@ impl<S: PrimeField> Piece<S> for Recorder<S> {
         for ((whole, part), len) in self.densities.iter_mut().zip(&part.densities).zip(lengths) {
             whole.join_part(part, len);
         }
-        self.cs.append_tail(part.cs, prefix)
+        Ok(())
     }
 }
 

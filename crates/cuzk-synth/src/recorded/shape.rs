@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use ff::PrimeField;
 
 use super::matrix::Csr;
-use super::witness::{Trace, Witness};
+use super::witness::{Trace, Witness, WitnessCs};
 use super::{parts, record, spmv};
 use crate::{Circuit, DensityTracker, ProvingAssignment, SynthesisError};
 
@@ -83,7 +83,7 @@ impl<S: PrimeField> RecordedShape<S> {
     /// combination and checks its counts and trace against the recording.
     /// A circuit that splits runs in parts on the current rayon pool.
     pub fn witness<C: Circuit<S> + Send>(&self, circuit: C) -> Result<Witness<S>, SynthesisError> {
-        let cs = parts::witness(circuit, self.num_inputs, self.num_aux)?;
+        let cs: WitnessCs<S> = parts::pieces(circuit, self.num_inputs, self.num_aux)?;
         let checks = [
             ("the number of public inputs", self.num_inputs as u64, cs.witness.inputs.len() as u64),
             ("the number of aux variables", self.num_aux as u64, cs.witness.aux.len() as u64),
