@@ -7,7 +7,7 @@
 use ff::PrimeField;
 use rayon::prelude::*;
 
-use super::witness::{Witness, WitnessCs};
+use super::witness::WitnessCs;
 use crate::{Circuit, ConstraintSystem, Split, SynthesisError};
 use SynthesisError::SplitMismatch;
 
@@ -61,8 +61,13 @@ fn run<S: PrimeField, C: Circuit<S>, P: Piece<S>>(circuit: C, inputs: usize, aux
     Ok(cs)
 }
 
-/// One pass over `circuit`, cut into as many parts as the current rayon
-/// pool has threads when the circuit can be cut, else in one piece.
+/// One pass over `circuit`, cut into up to twice as many parts as the
+/// current rayon pool has threads when the circuit can be cut, else in one
+/// piece. Twice: partitions synthesized at once share the pool, and a cut
+/// into exactly as many parts as threads leaves most threads idle while a
+/// few finish a longer part (a 32 GiB PoRep partition's 18 challenges on 16
+/// threads: two parts of two challenges); finer parts fill those gaps with
+/// other partitions' work.
 pub(crate) fn pieces<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
     circuit: C,
     inputs: usize,
@@ -72,7 +77,7 @@ pub(crate) fn pieces<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
     if threads < 2 {
         return run(circuit, inputs, aux);
     }
-    match circuit.split(threads) {
+    match circuit.split(2 * threads) {
         Ok(split) => join(split, inputs, aux),
         Err(whole) => run(whole, inputs, aux),
     }
@@ -106,21 +111,67 @@ fn join<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
     };
     block(0, &whole)?;
     let rest: Vec<P> = parts.collect();
-    let tails = |len: fn(&Witness<S>) -> usize, fixed: usize| rest.iter().map(|p| len(&p.cs().witness).saturating_sub(fixed)).sum::<usize>();
-    let (more_inputs, more_aux) = (tails(|w| w.inputs.len(), counts.inputs), tails(|w| w.aux.len(), counts.aux));
-    let w = &mut whole.cs_mut().witness;
-    w.inputs.reserve(more_inputs);
-    w.aux.reserve(more_aux);
     whole.reserve_beside(&rest, &counts);
-    for (k, part) in rest.into_iter().enumerate() {
-        let block = block(k + 1, &part)?;
-        let cs = whole.cs();
-        let shift = (cs.witness.inputs.len() - counts.inputs, cs.witness.aux.len() - counts.aux);
-        whole.append_beside(&part, &counts, shift)?;
-        let (cs, tail) = (whole.cs_mut(), &part.cs().witness);
+    // The aux values are copied after the loop, all at once: `aux` counts
+    // what the whole will hold by then.
+    let mut aux = whole.cs().witness.aux.len();
+    for (k, part) in rest.iter().enumerate() {
+        let block = block(k + 1, part)?;
+        let tail = &part.cs().witness;
+        let shift = (whole.cs().witness.inputs.len() - counts.inputs, aux - counts.aux);
+        whole.append_beside(part, &counts, shift)?;
+        let cs = whole.cs_mut();
         cs.trace = cs.trace.then(block, shift.0, shift.1);
         cs.witness.inputs.extend_from_slice(&tail.inputs[counts.inputs..]);
-        cs.witness.aux.extend_from_slice(&tail.aux[counts.aux..]);
+        aux += tail.aux.len() - counts.aux;
     }
+    let tails: Vec<&[S]> = rest.iter().map(|p| &p.cs().witness.aux[counts.aux..]).collect();
+    append_parallel(&mut whole.cs_mut().witness.aux, &tails);
+    rest.into_par_iter().for_each(drop);
     Ok(whole)
+}
+
+/// Appends `tails` to `to` in order, copying on every thread of the pool: a
+/// 32 GiB PoRep partition's witness is 4.2 GB, and one thread copying it
+/// into fresh pages made every partition wait seconds after its parts ended.
+fn append_parallel<S: Copy + Send + Sync>(to: &mut Vec<S>, tails: &[&[S]]) {
+    let starts: Vec<usize> = tails
+        .iter()
+        .scan(0, |at, t| {
+            let start = *at;
+            *at += t.len();
+            Some(start)
+        })
+        .collect();
+    let total = tails.iter().map(|t| t.len()).sum::<usize>();
+    let at = |i: usize| {
+        let k = starts.partition_point(|&s| s <= i) - 1;
+        tails[k][i - starts[k]]
+    };
+    to.reserve_exact(total);
+    to.par_extend((0..total).into_par_iter().with_min_len(1 << 16).map(at));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::append_parallel;
+
+    proptest::proptest! {
+        /// The parallel append equals the tails concatenated after what was
+        /// there, empty tails included, on pools of one to four threads.
+        #[test]
+        fn append_parallel_concatenates(
+            start in proptest::collection::vec(0u32..1000, 0..5),
+            tails in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..300), 0..8),
+            threads in 1usize..5,
+        ) {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut got = start.clone();
+            let slices: Vec<&[u32]> = tails.iter().map(Vec::as_slice).collect();
+            pool.install(|| append_parallel(&mut got, &slices));
+            let mut want = start;
+            want.extend(tails.concat());
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
 }
