@@ -16,9 +16,15 @@ __attribute__((constructor)) void cuzk_mimalloc_defaults() {
     // reserved: mimalloc never purges an eagerly committed arena, so pages
     // the engine has freed and returned to its budget would stay resident.
     mi_option_set_default(mi_option_arena_eager_commit, 0);
-    // Give freed pages back at once instead of after a delay, so memory the
-    // budget has already released is not resident any more.
-    mi_option_set_default(mi_option_purge_delay, 0);
+    // Give freed pages back 10 ms after they are freed, not at once: with
+    // no delay, the gadgets' short-lived linear combinations emptied and
+    // refilled the same pages, and every refill faulted them in again
+    // (1.37 M page faults against 0.21 M for three PoRep challenge
+    // witnesses, each 3.6-4.4 s instead of 2.1-2.3 s, at the same peak RSS;
+    // docs/RELIABILITY.md). Memory the budget has released stays resident
+    // about that long: expired purges run on the allocator's next page
+    // operations. mimalloc 3's own delay, 1 s, would keep far more.
+    mi_option_set_default(mi_option_purge_delay, 10);
 }
 
 }  // namespace
