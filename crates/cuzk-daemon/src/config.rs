@@ -63,7 +63,7 @@ pub struct EngineConfig {
     /// Bytes for parameters, witnesses and temporaries, in GiB; three
     /// quarters of RAM when absent.
     pub memory_budget_gib: Option<f64>,
-    /// Threads synthesizing partitions; one per core up to 8 when absent.
+    /// Threads synthesizing partitions; one per core when absent.
     pub synthesis_workers: Option<usize>,
     /// Threads beside them that take only high and critical partitions
     /// (WindowPoSt, WinningPoSt), so that one starts while every other

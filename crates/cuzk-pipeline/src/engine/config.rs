@@ -18,6 +18,12 @@ pub struct Config {
     pub backends: Option<Vec<Arc<dyn ProveBackend>>>,
     /// Threads synthesizing partitions; each runs its partition's parallel
     /// work (a witness in parts, the sparse products) on the engine's pools.
+    /// One per core by default: a partition that cannot be cut (SnapDeals)
+    /// synthesizes on its own thread, so fewer workers leave cores idle;
+    /// a partition cut into parts shares the synthesis pool, whose idle
+    /// threads take the parts already running before another partition, so
+    /// the extra workers mostly wait there. The memory budget bounds how
+    /// many hold their bytes at once.
     pub synthesis_workers: usize,
     /// Threads beside them that synthesize only high and critical partitions,
     /// so that a WinningPoSt does not wait for a thread busy with a PoRep
@@ -55,7 +61,7 @@ impl Default for Config {
         Config {
             backend: BackendChoice::Auto,
             backends: None,
-            synthesis_workers: cores.clamp(1, 8),
+            synthesis_workers: cores.max(1),
             urgent_synthesis_workers: 1,
             workers_per_device: 1,
             max_batch: 16,

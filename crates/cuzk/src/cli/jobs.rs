@@ -37,7 +37,7 @@ pub struct EngineArgs {
     /// process itself); transient copies while a parameter file loads aside.
     #[arg(long = "memory-gib", value_name = "GIB", value_parser = limits::memory_gib)]
     pub memory_budget: Option<u64>,
-    /// Partitions synthesized at once (default: one per core, at most 8).
+    /// Partitions synthesized at once (default: one per core).
     #[arg(long, value_parser = limits::synth_workers)]
     pub synth_workers: Option<usize>,
     /// `recorded` (record the constraint matrices once per parameter file,
