@@ -126,30 +126,35 @@ fn join<S: PrimeField, C: Circuit<S> + Send, P: Piece<S>>(
         aux += tail.aux.len() - counts.aux;
     }
     let tails: Vec<&[S]> = rest.iter().map(|p| &p.cs().witness.aux[counts.aux..]).collect();
-    append_parallel(&mut whole.cs_mut().witness.aux, &tails);
+    append_parallel(&mut whole.cs_mut().witness.aux, &tails, S::ZERO);
     rest.into_par_iter().for_each(drop);
     Ok(whole)
 }
 
-/// Appends `tails` to `to` in order, copying on every thread of the pool: a
-/// 32 GiB PoRep partition's witness is 4.2 GB, and one thread copying it
-/// into fresh pages made every partition wait seconds after its parts ended.
-fn append_parallel<S: Copy + Send + Sync>(to: &mut Vec<S>, tails: &[&[S]]) {
-    let starts: Vec<usize> = tails
-        .iter()
-        .scan(0, |at, t| {
-            let start = *at;
-            *at += t.len();
-            Some(start)
-        })
-        .collect();
+/// Appends `tails` to `to` in order, on every thread of the pool: a 32 GiB
+/// PoRep partition's witness is 4.2 GB, and one thread copying it into
+/// fresh pages made every partition wait seconds after its parts ended.
+/// The new room is filled with `zero` first (in parallel: that is where
+/// its pages are faulted in), then each tail is copied into its own slice
+/// of it. An element-wise parallel append that looked up each element's
+/// tail ran twice as slow as one thread's copy on one thread; this runs
+/// about as fast there and 1.5 times faster on two (1 GiB, 2-core machine).
+fn append_parallel<S: Copy + Send + Sync>(to: &mut Vec<S>, tails: &[&[S]], zero: S) {
+    const CHUNK: usize = 1 << 16;
     let total = tails.iter().map(|t| t.len()).sum::<usize>();
-    let at = |i: usize| {
-        let k = starts.partition_point(|&s| s <= i) - 1;
-        tails[k][i - starts[k]]
-    };
+    let start = to.len();
     to.reserve_exact(total);
-    to.par_extend((0..total).into_par_iter().with_min_len(1 << 16).map(at));
+    to.par_extend(rayon::iter::repeatn(zero, total).with_min_len(CHUNK));
+    let mut rest = &mut to[start..];
+    let mut room = Vec::with_capacity(tails.len());
+    for tail in tails {
+        let (here, after) = std::mem::take(&mut rest).split_at_mut(tail.len());
+        room.push(here);
+        rest = after;
+    }
+    room.into_par_iter().zip(tails).for_each(|(to, from)| {
+        to.par_chunks_mut(CHUNK).zip(from.par_chunks(CHUNK)).for_each(|(to, from)| to.copy_from_slice(from));
+    });
 }
 
 #[cfg(test)]
@@ -157,18 +162,22 @@ mod tests {
     use super::append_parallel;
 
     proptest::proptest! {
+        // Tails longer than a copy chunk (2^16) are slow to generate.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
         /// The parallel append equals the tails concatenated after what was
-        /// there, empty tails included, on pools of one to four threads.
+        /// there, empty tails and tails over a chunk long included, on pools
+        /// of one to four threads; no element is left at the zero it was
+        /// filled with (the tails hold no zero).
         #[test]
         fn append_parallel_concatenates(
             start in proptest::collection::vec(0u32..1000, 0..5),
-            tails in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..300), 0..8),
+            tails in proptest::collection::vec(proptest::collection::vec(1u32..1000, 0..300_000), 0..6),
             threads in 1usize..5,
         ) {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut got = start.clone();
             let slices: Vec<&[u32]> = tails.iter().map(Vec::as_slice).collect();
-            pool.install(|| append_parallel(&mut got, &slices));
+            pool.install(|| append_parallel(&mut got, &slices, 0));
             let mut want = start;
             want.extend(tails.concat());
             proptest::prop_assert_eq!(got, want);
