@@ -144,7 +144,7 @@ fn append_parallel<S: Copy + Send + Sync>(to: &mut Vec<S>, tails: &[&[S]], zero:
     let total = tails.iter().map(|t| t.len()).sum::<usize>();
     let start = to.len();
     to.reserve_exact(total);
-    to.par_extend(rayon::iter::repeatn(zero, total).with_min_len(CHUNK));
+    to.par_extend(rayon::iter::repeat_n(zero, total).with_min_len(CHUNK));
     let mut rest = &mut to[start..];
     let mut room = Vec::with_capacity(tails.len());
     for tail in tails {
