@@ -20,7 +20,7 @@ __attribute__((constructor)) void cuzk_mimalloc_defaults() {
     // no delay, the gadgets' short-lived linear combinations emptied and
     // refilled the same pages, and every refill faulted them in again
     // (1.37 M page faults against 0.21 M for three PoRep challenge
-    // witnesses, each 3.6-4.4 s instead of 2.1-2.3 s, at the same peak RSS;
+    // witnesses, each 3.3-4.4 s instead of 2.1-2.5 s, at the same peak RSS;
     // docs/RELIABILITY.md). Memory the budget has released stays resident
     // about that long: expired purges run on the allocator's next page
     // operations. mimalloc 3's own delay, 1 s, would keep far more.
