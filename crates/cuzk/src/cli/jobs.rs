@@ -33,8 +33,12 @@ pub struct EngineArgs {
     #[arg(long)]
     pub timeline: Option<PathBuf>,
     /// The engine's memory budget in GiB (default: three quarters of RAM).
-    /// Peak resident memory stays within it plus a fixed ~24 MiB (the
-    /// process itself); transient copies while a parameter file loads aside.
+    /// Peak resident memory stays within it plus ~32 MiB on a small machine
+    /// (the process itself, and memory freed in the last 10 ms that the
+    /// allocator gives back late; more threads, more of that), with 4 KiB
+    /// pages: where transparent huge pages are `always`, tens of MiB more
+    /// unless MIMALLOC_ALLOW_THP=0; transient copies while a parameter file
+    /// loads aside.
     #[arg(long = "memory-gib", value_name = "GIB", value_parser = limits::memory_gib)]
     pub memory_budget: Option<u64>,
     /// Partitions synthesized at once (default: one per core).
