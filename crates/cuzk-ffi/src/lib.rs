@@ -11,10 +11,7 @@ pub mod cast;
 /// The second bridge: test and bench hooks, apart from the production API.
 pub mod hooks;
 
-// cpp/allocator.cpp calls mimalloc, so with `mimalloc-defaults` its library
-// must be linked whatever the program's allocator.
-#[cfg(feature = "mimalloc-defaults")]
-use libmimalloc_sys as _;
+pub mod allocator;
 
 /// The error type the bridge returns; its message starts with the error kind.
 pub use cxx::Exception;

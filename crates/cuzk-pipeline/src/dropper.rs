@@ -8,7 +8,10 @@ type Task = Box<dyn FnOnce() + Send>;
 ///
 /// One serialised worker rather than a thread per buffer: many parallel frees
 /// of multi-gigabyte buffers turn into an munmap storm that stalls the whole
-/// machine.
+/// machine. After each free it has the allocator give the memory back
+/// ([`cuzk_ffi::allocator::give_back_freed`]): mimalloc purges freed pages
+/// late, and lazily, so a buffer whose owner thread sits idle would stay
+/// resident while the budget counted it free.
 pub struct Dropper {
     tx: Option<Sender<Task>>,
     worker: Option<JoinHandle<()>>,
@@ -29,11 +32,13 @@ impl Dropper {
         Dropper { tx: Some(tx), worker: Some(worker) }
     }
 
-    /// Drops `value` on the worker, then runs `after` (e.g. to return the
-    /// memory it held to the budget once it is really gone).
+    /// Drops `value` on the worker and gives the memory back to the OS, then
+    /// runs `after` (e.g. to return the bytes to the budget once they are
+    /// really gone).
     pub fn drop_then<T: Send + 'static>(&self, value: T, after: impl FnOnce() + Send + 'static) {
         let task: Task = Box::new(move || {
             drop(value);
+            cuzk_ffi::allocator::give_back_freed();
             after();
         });
         if let Some(tx) = &self.tx {
