@@ -9,6 +9,7 @@
 //! the bundle was built from (and whether the tree had uncommitted changes)
 //! is written into run.sh, which puts it at the head of bundle.log and into
 //! every line of results.jsonl, so a figure or a pass can be tied to code.
+//! `filecoin.sh` beside it measures one Filecoin proof kind end to end.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -79,6 +80,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let script = dest.join("run.sh");
     fs::write(&script, run_script(&commit, &runs)).map_err(|e| e.to_string())?;
     make_executable(&script)?;
+    let filecoin = dest.join("filecoin.sh");
+    fs::write(&filecoin, FILECOIN_SH).map_err(|e| e.to_string())?;
+    make_executable(&filecoin)?;
 
     let size = dir_size(&dest)?;
     println!(
@@ -227,6 +231,12 @@ fn make_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).map_err(|e| format!("chmod {}: {e}", path.display()))
 }
+
+/// The bundle's `filecoin.sh`: one Filecoin kind and size end to end with
+/// `bin/cuzk` (synthetic inputs, parameters on the GPU, first proof, steady
+/// state, filecoin-proofs' verifier), the issue-22 measurements of
+/// docs/PERF.md. Not run by run.sh: a 32 GiB kind takes most of a call.
+const FILECOIN_SH: &str = include_str!("filecoin.sh");
 
 const RUN_SH: &str = r#"#!/bin/sh
 # Runs every binary of this GPU bundle (built by `cargo xtask gpu-bundle`).
