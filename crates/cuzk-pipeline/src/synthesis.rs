@@ -91,8 +91,9 @@ pub(crate) type Saves = Arc<Mutex<Vec<JoinHandle<()>>>>;
 enum State {
     /// Nobody has looked for a recording yet.
     Unknown,
-    /// One partition is loading the recording's file; others wait for it
-    /// (a load takes a fraction of one classic synthesis).
+    /// One partition is loading the recording's file, or giving a recording
+    /// to the backends; others wait for it (a load takes a fraction of one
+    /// classic synthesis, an upload less).
     Loading,
     /// One partition is recording; others synthesize the classic way rather
     /// than wait.
@@ -444,16 +445,20 @@ impl Synthesizer {
         )
     }
 
-    /// Makes the shape the slot's recording; a fresh one is also written to
-    /// the slot's file, on a thread of its own (the partition goes on to
-    /// prove), and the slot's outcome says whether that worked.
+    /// Makes the shape the slot's recording, once the backends that take
+    /// witnesses have it: until then the other partitions wait, so none
+    /// reaches a device with a shape it was never given. A fresh one is
+    /// also written to the slot's file, on a thread of its own (the
+    /// partition goes on to prove), and the slot's outcome says whether
+    /// that worked.
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
         self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
-        slot.set_state(State::Ready(shape.clone()));
         *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = (!fresh).then(|| shape.clone());
         if let Some(ready) = &self.witness_only {
+            slot.set_state(State::Loading);
             ready(&shape);
         }
+        slot.set_state(State::Ready(shape.clone()));
         if !fresh {
             return;
         }

@@ -92,11 +92,20 @@ pub(crate) struct WitnessTaking {
     prepared: Arc<Mutex<Vec<usize>>>,
     /// Sleeps this long in each call, so that synthesized partitions queue.
     delay: std::time::Duration,
+    /// Sleeps this long before a shape counts as prepared, as an upload takes.
+    prepare_delay: std::time::Duration,
 }
 
 impl WitnessTaking {
     pub(crate) fn new(delay: std::time::Duration) -> Self {
-        WitnessTaking { cpu: CpuBackend::new(), witnesses: Arc::default(), assignments: Arc::default(), prepared: Arc::default(), delay }
+        WitnessTaking {
+            cpu: CpuBackend::new(),
+            witnesses: Arc::default(),
+            assignments: Arc::default(),
+            prepared: Arc::default(),
+            delay,
+            prepare_delay: std::time::Duration::ZERO,
+        }
     }
 }
 impl ProveBackend for WitnessTaking {
@@ -131,9 +140,27 @@ impl ProveBackend for WitnessTaking {
         self.cpu.prove(p, &a, r)
     }
     fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), BackendError> {
+        std::thread::sleep(self.prepare_delay);
         self.prepared.lock().unwrap().push(Arc::as_ptr(shape) as usize);
         Ok(())
     }
+}
+
+#[test]
+fn no_partition_reaches_the_device_before_its_shape_is_prepared() {
+    // A slow upload: the other workers' witnesses are ready long before it
+    // ends, and before the fix they reached the device with a shape it was
+    // never given (CI saw it once in a memory test).
+    let (path, _) = params();
+    let device = WitnessTaking { prepare_delay: std::time::Duration::from_millis(500), ..WitnessTaking::new(std::time::Duration::ZERO) };
+    let (witnesses, prepared) = (device.witnesses.clone(), device.prepared.clone());
+    let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(device)];
+    let engine = Engine::new(Config { backends: Some(backends), synthesis_workers: 4, ..config(1) }).unwrap();
+    let (j, inputs) = job(path, 8, 13);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert_eq!(prepared.lock().unwrap().len(), 1);
+    assert!(*witnesses.lock().unwrap() > 0, "no partition went as a witness");
 }
 
 #[test]
