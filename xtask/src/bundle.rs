@@ -1,4 +1,4 @@
-//! `cargo xtask gpu-bundle [DIR]`: builds the GPU test and bench binaries in
+//! `cargo xtask gpu-bundle [--only NAME,...] [DIR]`: builds the GPU test and bench binaries in
 //! release mode with CUDA and libstdc++ linked statically, and puts them,
 //! gzipped, with a `run.sh` into DIR (default target/gpu-bundle), so a
 //! machine with a GPU and no Rust toolchain can run them (docs/GPU.md).
@@ -50,10 +50,24 @@ enum Artifact {
     Bin(&'static str, &'static str, &'static [&'static str]),
 }
 
-/// `cargo xtask gpu-bundle [DIR]`.
+/// `cargo xtask gpu-bundle [--only NAME,...] [DIR]`. `--only` builds just
+/// the named artifacts (e.g. `--only cuzk` for a Filecoin measurement,
+/// which needs nothing else): a full bundle takes the 2-core build machine
+/// most of an hour, the `cuzk` binary alone a third of that.
 pub fn run(args: &[String]) -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
-    let dest = args.first().map(PathBuf::from).unwrap_or_else(|| root.join("target/gpu-bundle"));
+    let (only, rest) = match args {
+        [flag, names, rest @ ..] if flag == "--only" => (Some(names.split(',').collect::<Vec<_>>()), rest),
+        [flag, ..] if flag == "--only" => return Err("--only needs a comma-separated list of artifact names".into()),
+        _ => (None, args),
+    };
+    if let Some(names) = &only {
+        if let Some(unknown) = names.iter().find(|n| !ARTIFACTS.iter().any(|a| a.name() == **n)) {
+            let known: Vec<_> = ARTIFACTS.iter().map(Artifact::name).collect();
+            return Err(format!("--only: no artifact `{unknown}` (known: {})", known.join(", ")));
+        }
+    }
+    let dest = rest.first().map(PathBuf::from).unwrap_or_else(|| root.join("target/gpu-bundle"));
     let nvcc = super::cuda::ensure_toolchain()?;
     let commit = source_commit(&root)?;
     let build_dir = root.join("target/gpu-bundle-build");
@@ -64,7 +78,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     fs::create_dir_all(dest.join("bin")).map_err(|e| e.to_string())?;
 
     let mut runs = Vec::new();
-    for artifact in ARTIFACTS {
+    for artifact in ARTIFACTS.iter().filter(|a| only.as_ref().is_none_or(|names| names.contains(&a.name()))) {
         for (name, exe) in build(&root, &build_dir, &nvcc, artifact)? {
             let copy = dest.join("bin").join(&name);
             fs::copy(&exe, &copy).map_err(|e| format!("copy {}: {e}", exe.display()))?;
@@ -97,6 +111,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("bundle is {size} bytes, over the {MAX_BUNDLE_BYTES}-byte limit"));
     }
     Ok(())
+}
+
+impl Artifact {
+    /// The name `--only` selects it by: the package for `Tests`, else the
+    /// test, bench or binary target.
+    fn name(&self) -> &'static str {
+        match self {
+            Artifact::Tests(p) => p,
+            Artifact::Test(_, t, _) | Artifact::Bench(_, t) | Artifact::Bin(_, t, _) => t,
+        }
+    }
 }
 
 /// Builds one artifact and returns (bundle name, executable) pairs read from

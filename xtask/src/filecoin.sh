@@ -17,6 +17,8 @@
 #   SETUP=gpu|cpu    where the parameters are generated (default gpu)
 #   COLD=1           drop the page cache before the first proof (needs root),
 #                    so the parameter file is read from disk as at a cold start
+#   FIRST=0          skip the first proof (a second call on a warm machine,
+#                    whose first call made the inputs, parameters and first proof)
 #   STEADY=N         proofs in the steady state after a warm-up (default 3; 0: none)
 #   CLIENTS=C        callers at once in the steady state (default 2)
 #   ENGINE_ARGS=...  more engine arguments for both runs (e.g. --synth-workers 16)
@@ -114,17 +116,19 @@ fi
 prove=$(args prove | tr '\n' ' ')
 verify=$(args verify | tr '\n' ' ')
 
-if [ "${COLD:-0}" = 1 ]; then
-    sync && echo 3 >/proc/sys/vm/drop_caches && say "page cache dropped before the first proof"
-fi
 # Every run prints the host call's per-stage CUZK_TIMING lines.
 export CUZK_TIMING=1
-# shellcheck disable=SC2086 # word splitting of the argument lists is meant
-step first "$cuzk" $prove --params-dir "$params" --json --out "$out/first.proof" \
-    --timeline "$out/first.timeline.jsonl" $engine_args
-grep '^{' "$out/first.log" >"$out/first.json"
-# shellcheck disable=SC2086
-step verify-first "$cuzk" $verify --params-dir "$params" --proof "$out/first.proof" --verifier filecoin-proofs
+if [ "${FIRST:-1}" != 0 ]; then
+    if [ "${COLD:-0}" = 1 ]; then
+        sync && echo 3 >/proc/sys/vm/drop_caches && say "page cache dropped before the first proof"
+    fi
+    # shellcheck disable=SC2086 # word splitting of the argument lists is meant
+    step first "$cuzk" $prove --params-dir "$params" --json --out "$out/first.proof" \
+        --timeline "$out/first.timeline.jsonl" $engine_args
+    grep '^{' "$out/first.log" >"$out/first.json"
+    # shellcheck disable=SC2086
+    step verify-first "$cuzk" $verify --params-dir "$params" --proof "$out/first.proof" --verifier filecoin-proofs
+fi
 
 if [ "$steady" -gt 0 ]; then
     # shellcheck disable=SC2086

@@ -24,6 +24,7 @@ commands:
   bench        the main job: make (and cache) parameters, prove several jobs, print timings
   cuda         install the pinned CUDA 13.0 compiler under target/cuda if no nvcc is found
   gpu-bundle   build release GPU test and bench binaries into target/gpu-bundle with run.sh
+               (--only cuzk,...: just those artifacts)
   tidy         the project's standing checks (layering, unsafe fencing, docs)
 ";
 
