@@ -103,13 +103,19 @@ say "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2
 if [ ! -f "$td/manifest.json" ]; then
     step test-data "$cuzk" filecoin test-data --synthetic --sector-size "$size" --out "$td" || exit 1
 fi
-if [ ! -f "$params/$id.params" ] || [ ! -f "$params/$id.vk" ]; then
-    for other in "$params"/*.params; do
-        [ -e "$other" ] && [ "$other" != "$params/$id.params" ] && rm -f "$other"
+# The parameter files are named as in Filecoin's cache, not by $id, so the
+# files each id's setup wrote are listed in $work/$id.files: found complete,
+# they are used again; another id's are deleted before a new setup.
+listed() { [ -s "$1" ] && while read -r f; do [ -f "$f" ] || return 1; done <"$1"; }
+if ! listed "$work/$id.files"; then
+    for other in "$work"/*.files; do
+        [ -e "$other" ] && [ "$other" != "$work/$id.files" ] && xargs rm -f <"$other" && rm -f "$other"
     done
     gpu=--gpu
     [ "${SETUP:-gpu}" = cpu ] && gpu=
+    ls "$params" >"$work/before.ls"
     step params "$cuzk" filecoin params --params-dir "$params" --write-test-params "$id" $gpu || exit 1
+    ls "$params" | grep -vxF -f "$work/before.ls" | sed "s|^|$params/|" >"$work/$id.files"
 fi
 
 # The argument lists hold absolute paths without spaces (the manifest's).

@@ -106,26 +106,28 @@ impl Engine {
             .thread_name(|i| format!("cuzk-urgent-pool-{i}"))
             .build()
             .map_err(|e| EngineError::Threads(e.to_string()))?;
+        let state = Arc::new(Mutex::new(State {
+            shutdown: false,
+            next_id: 0,
+            pending: BinaryHeap::new(),
+            ready: Vec::new(),
+            jobs: HashMap::new(),
+            budget: MemoryBudget::new(config.memory_budget),
+            srs_reserved: HashMap::new(),
+            recordings_reserved: 0,
+            rng,
+            devices: vec![Default::default(); backends.len()],
+            admitting: Vec::new(),
+        }));
+        let wake = Arc::new(Condvar::new());
         let shared = Arc::new(Shared {
-            state: Arc::new(Mutex::new(State {
-                shutdown: false,
-                next_id: 0,
-                pending: BinaryHeap::new(),
-                ready: Vec::new(),
-                jobs: HashMap::new(),
-                budget: MemoryBudget::new(config.memory_budget),
-                srs_reserved: HashMap::new(),
-                recordings_reserved: 0,
-                rng,
-                devices: vec![Default::default(); backends.len()],
-                admitting: Vec::new(),
-            })),
-            wake: Arc::new(Condvar::new()),
+            state: state.clone(),
+            wake: wake.clone(),
             srs: SrsCache::with_on_load(config.point_checks, config.load_progress.take(), prepare_all(&backends)),
             recordings: Recordings::new(
                 config.synthesis,
                 config.recordings_dir.take(),
-                backends.iter().all(|b| b.takes_witnesses()).then(|| prepare_shapes(&backends)),
+                backends.iter().all(|b| b.takes_witnesses()).then(|| prepare_shapes(&backends, &state, &wake)),
             ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
@@ -426,8 +428,13 @@ fn prepare_all(backends: &[Arc<dyn ProveBackend>]) -> crate::srs::OnLoad {
 /// Gives every backend its copy of a recording that just became ready, all
 /// at once; a backend that fails here tries again in its first prove call,
 /// whose job then carries the error.
-fn prepare_shapes(backends: &[Arc<dyn ProveBackend>]) -> crate::synthesis::OnReady {
+///
+/// Then it wakes the synthesis threads waiting for budget bytes: from now
+/// on their partitions stop at the witness and need fewer (the state lock
+/// is taken first, so none is between its check and its wait).
+fn prepare_shapes(backends: &[Arc<dyn ProveBackend>], state: &Arc<Mutex<State>>, wake: &Arc<Condvar>) -> crate::synthesis::OnReady {
     let backends = backends.to_vec();
+    let (state, wake) = (state.clone(), wake.clone());
     Box::new(move |shape: &Arc<RecordedShape<Scalar>>| {
         std::thread::scope(|scope| {
             for b in &backends {
@@ -437,7 +444,9 @@ fn prepare_shapes(backends: &[Arc<dyn ProveBackend>]) -> crate::synthesis::OnRea
                     }
                 });
             }
-        })
+        });
+        drop(state.lock().unwrap_or_else(|p| p.into_inner()));
+        wake.notify_all();
     })
 }
 

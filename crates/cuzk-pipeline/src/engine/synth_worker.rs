@@ -95,8 +95,12 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         // A partition that will stop at its witness reserves the witness's
         // bytes only: reserving a/b/c it never holds kept most of the budget
         // idle, and with it most cores (two or three 32 GiB partitions in
-        // synthesis at once on a 128 GiB host).
-        let bytes = if synthesizer.stops_at_witness() { witness_bytes } else { full };
+        // synthesis at once on a 128 GiB host). Asked again on every try:
+        // partitions that queued before the recording was ready would
+        // otherwise take whole partitions' bytes for a job's whole first
+        // proof (three SnapDeals partitions at once on the H200, not twelve).
+        let bytes_now = || if synthesizer.stops_at_witness() { witness_bytes } else { full };
+        let mut bytes = bytes_now();
 
         // Bytes go to the most urgent partition first: a partition does not
         // reserve while one of higher priority waits for bytes, and gives
@@ -108,6 +112,7 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 break Admission::Gone;
             }
             let outranked_waiter = st.admitting.iter().any(|p| *p > task.priority);
+            bytes = bytes_now();
             if !outranked_waiter && st.budget.try_reserve(bytes) {
                 break Admission::Reserved;
             }

@@ -12,13 +12,18 @@ use crate::{assert_verifies, config, job, only_recording, params, peak_partition
 /// device, with a budget of the parameters, the recording, one partition
 /// with a/b/c and `room(one)` more.
 fn witness_partitions_held(room: fn(u64) -> u64, seed: u64) -> i64 {
+    witness_partitions_held_with(room, seed, config(1).synthesis_workers)
+}
+
+/// The same with `workers` synthesis threads.
+fn witness_partitions_held_with(room: fn(u64) -> u64, seed: u64, workers: usize) -> i64 {
     let (path, params) = params();
     let file_len = std::fs::metadata(path).unwrap().len();
     let one = Engine::partition_bytes(params);
     let recording = RecordedShape::record(Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap()).unwrap().0;
     let timeline = Buf::default();
     let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(40)))];
-    let mut cfg = Config { backends: Some(backends), ..config(1) };
+    let mut cfg = Config { backends: Some(backends), synthesis_workers: workers, ..config(1) };
     cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + room(one);
     cfg.timeline = Some(Box::new(timeline.clone()));
     let engine = Engine::new(cfg).unwrap();
@@ -43,6 +48,16 @@ fn partitions_that_will_stop_at_their_witness_reserve_only_its_bytes() {
     // witness waiting for the device (a witness is a fifth of a partition
     // here); reserving the witness's bytes, several fit.
     let peak = witness_partitions_held(|one| one / 16, 41);
+    assert!(peak > 1, "witness partitions held at once: {peak}");
+}
+
+#[test]
+fn partitions_queued_before_the_recording_was_ready_reserve_only_a_witness() {
+    // A thread per partition: all eight are taken at once, before the first
+    // has recorded, and wait for bytes. Had each kept the whole partition's
+    // bytes it asked for then, they would have run one at a time (three
+    // SnapDeals partitions at once on the H200 where twelve fit).
+    let peak = witness_partitions_held_with(|one| one / 16, 42, 8);
     assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
