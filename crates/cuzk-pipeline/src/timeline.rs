@@ -49,11 +49,19 @@ impl Timeline {
     /// Records one event. Write errors are ignored: the timeline is a
     /// diagnostic and must never fail a job.
     pub fn record(&self, event: Event, job: u64, partitions: &[usize], device: Option<&str>) {
+        self.record_with(event, job, partitions, device, &[]);
+    }
+
+    /// Records one event with more numeric fields (e.g. a synthesis's
+    /// reserved bytes and the budget's use, which say why fewer partitions
+    /// ran at once than there were cores).
+    pub fn record_with(&self, event: Event, job: u64, partitions: &[usize], device: Option<&str>, fields: &[(&str, u64)]) {
         let t = self.start.elapsed().as_secs_f64() * 1e3;
         let parts: Vec<String> = partitions.iter().map(|p| p.to_string()).collect();
         let device = device.map(|d| format!(",\"device\":\"{d}\"")).unwrap_or_default();
+        let extra: String = fields.iter().map(|(k, v)| format!(",\"{k}\":{v}")).collect();
         let line = format!(
-            "{{\"t_ms\":{t:.3},\"event\":\"{}\",\"job\":{job},\"partitions\":[{}]{device}}}\n",
+            "{{\"t_ms\":{t:.3},\"event\":\"{}\",\"job\":{job},\"partitions\":[{}]{device}{extra}}}\n",
             event.name(),
             parts.join(",")
         );

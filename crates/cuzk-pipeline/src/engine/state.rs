@@ -95,6 +95,13 @@ impl Shared {
         }
     }
 
+    /// [`Shared::record`] with more numeric fields.
+    pub(super) fn record_with(&self, event: Event, job: JobId, parts: &[usize], fields: &[(&str, u64)]) {
+        if let Some(t) = &self.timeline {
+            t.record_with(event, job, parts, None, fields);
+        }
+    }
+
     /// Ends a job with an error: its queued partitions are dropped when popped,
     /// its synthesized ones are freed in the background.
     pub(super) fn fail(&self, st: &mut State, id: JobId, err: EngineError) {

@@ -157,10 +157,12 @@ pub(super) fn run(s: &Shared, lane: Lane) {
             job.timings.queue_ms = (now - job.submitted).as_secs_f64() * 1e3;
             now
         });
+        let (used, total) = (st.budget.used(), st.budget.total());
         drop(st);
 
         let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
-        s.record(Event::SynthStart, task.job, &[task.part], None);
+        let budget = [("reserved", bytes), ("budget_used", used), ("budget", total)];
+        s.record_with(Event::SynthStart, task.job, &[task.part], &budget);
         let start = Instant::now();
         let pool = if task.priority >= Priority::High { &s.urgent_pool } else { &s.synth_pool };
         let result = pool.install(|| (task.synthesize)(&synthesizer));

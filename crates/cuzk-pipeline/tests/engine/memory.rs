@@ -25,11 +25,18 @@ fn witness_partitions_held_with(room: fn(u64) -> u64, seed: u64, workers: usize)
     let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(40)))];
     let mut cfg = Config { backends: Some(backends), synthesis_workers: workers, ..config(1) };
     cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + room(one);
+    let cfg_budget = cfg.memory_budget;
     cfg.timeline = Some(Box::new(timeline.clone()));
     let engine = Engine::new(cfg).unwrap();
     let (j, inputs) = job(path, 8, seed);
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
+    // Each synthesis says what it reserved and what the budget held then.
+    for e in timeline.events().iter().filter(|e| e["event"] == "synth_start") {
+        let (reserved, used) = (e["reserved"].as_u64().unwrap(), e["budget_used"].as_u64().unwrap());
+        assert!(reserved > 0 && reserved <= used && used <= e["budget"].as_u64().unwrap(), "{e}");
+        assert_eq!(e["budget"].as_u64(), Some(cfg_budget));
+    }
     peak_partitions_held(&timeline)
 }
 
