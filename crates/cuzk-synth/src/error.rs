@@ -50,6 +50,10 @@ pub enum SynthesisError {
     /// the witness is wrong.
     #[error("constraint {0} is not satisfied: the recording is stale or the witness is wrong")]
     UnsatisfiedConstraint(usize),
+    /// A witness replayed from a recording's rows (`RecordedShape::replay`)
+    /// could not be computed; the message names the row.
+    #[error("witness replay from the recorded rows failed: {0}")]
+    Replay(String),
     /// A circuit exceeds what a recording can index (32-bit columns and row offsets).
     #[error("circuit too large to record: {0}")]
     RecordingTooLarge(String),

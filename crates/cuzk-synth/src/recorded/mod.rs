@@ -18,7 +18,9 @@ mod file;
 mod matrix;
 mod parts;
 mod record;
+mod replay;
 mod shape;
+mod solve;
 mod spmv;
 mod witness;
 
@@ -30,6 +32,7 @@ use ff::PrimeField;
 pub use file::{MAGIC, VERSION};
 pub use matrix::{CoeffIndexSlice, CoeffIndices, Csr, MINUS_ONE, NARROW_TABLE_LIMIT, ONE};
 pub use shape::RecordedShape;
+pub use solve::{PlanSummary, Rule, SolvePlan};
 pub use witness::Witness;
 
 use crate::SynthesisError;

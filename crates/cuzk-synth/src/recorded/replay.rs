@@ -1,0 +1,113 @@
+//! The replay of a [`SolvePlan`]: a witness from the public inputs and the
+//! plan's free values, each other value computed from its row as the plan
+//! says (see the `solve` module).
+
+use ff::{PrimeField, PrimeFieldBits};
+
+use super::solve::{Rule, SolvePlan};
+use super::{RecordedShape, Witness, MINUS_ONE, ONE};
+use crate::SynthesisError;
+
+impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
+    /// Computes the aux values by `plan` (from [`RecordedShape::solve_plan`]
+    /// on this shape) from the public inputs (entry 0 the one) and the free
+    /// values in increasing index order. The rows the plan solves by hold
+    /// by construction; the others are checked where the witness is
+    /// evaluated ([`RecordedShape::evaluate`] finds any row it violates).
+    /// Errors name the row: a zero divisor, a packed sum that is not a sum
+    /// of its digits; or the count of free values.
+    pub fn replay(&self, plan: &SolvePlan, inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
+        if inputs.len() != self.num_inputs {
+            return Err(replay_error(format!("{} inputs given, the shape has {}", inputs.len(), self.num_inputs)));
+        }
+        if free.len() != plan.summary.free {
+            return Err(replay_error(format!("{} free values given, the plan has {}", free.len(), plan.summary.free)));
+        }
+        let inverses: Vec<S> = self.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
+        let mut aux = vec![S::ZERO; self.num_aux];
+        let mut free = free.iter();
+        let steps = &plan.steps;
+        let mut i = 0;
+        while i < steps.len() {
+            let (v, rule) = steps[i];
+            match rule {
+                Rule::Unconstrained => aux[v as usize] = S::ZERO,
+                Rule::Free => aux[v as usize] = *free.next().expect("free values counted above"),
+                Rule::Linear { row, matrix } => {
+                    let (rest, coeff) = self.needed(row, matrix, &[(v, 0)], &inputs, &aux)?;
+                    aux[v as usize] = rest * inverses[coeff as usize];
+                }
+                Rule::Bit { row, matrix, .. } => {
+                    let len = steps[i..].iter().take_while(|(_, r)| matches!(r, Rule::Bit { row: x, .. } if *x == row)).count();
+                    let mut digits: Vec<(u32, u16)> = steps[i..i + len]
+                        .iter()
+                        .map(|&(v, r)| match r {
+                            Rule::Bit { exponent, .. } => (v, exponent),
+                            _ => unreachable!("taken while the rule is Bit"),
+                        })
+                        .collect();
+                    digits.sort_unstable();
+                    let (rest, unit) = self.needed(row, matrix, &digits, &inputs, &aux)?;
+                    let bits = (rest * inverses[unit as usize]).to_le_bits();
+                    let mut allowed = vec![false; bits.len()];
+                    for &(v, e) in &digits {
+                        allowed[e as usize] = true;
+                        aux[v as usize] = if bits[e as usize] { S::ONE } else { S::ZERO };
+                    }
+                    if bits.iter().by_vals().zip(&allowed).any(|(bit, ok)| bit && !ok) {
+                        return Err(replay_error(format!("row {row}: the packed sum is not a sum of its digits")));
+                    }
+                    i += len;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        Ok(Witness { inputs, aux })
+    }
+
+    /// For row `row`, whose unknowns `digits` (sorted `(aux, exponent)`) all
+    /// sit in `matrix`: what the unknowns' terms must sum to (what the row
+    /// needs less its known terms), and the coefficient index of the
+    /// unknown of exponent 0, by which the sum divides.
+    fn needed(&self, row: u32, matrix: u8, digits: &[(u32, u16)], inputs: &[S], aux: &[S]) -> Result<(S, u32), SynthesisError> {
+        let mut sums = [S::ZERO; 3];
+        let mut unit = None;
+        for (m, csr) in self.matrices.iter().enumerate() {
+            for (c, k) in csr.row(row as usize) {
+                let x = match (c as usize).checked_sub(self.num_inputs) {
+                    None => inputs[c as usize],
+                    Some(j) => {
+                        if m == matrix as usize {
+                            if let Ok(d) = digits.binary_search_by_key(&(j as u32), |&(v, _)| v) {
+                                if digits[d].1 == 0 {
+                                    unit = Some(k);
+                                }
+                                continue;
+                            }
+                        }
+                        aux[j]
+                    }
+                };
+                sums[m] += match k {
+                    ONE => x,
+                    MINUS_ONE => -x,
+                    k => self.coeffs[k as usize] * x,
+                };
+            }
+        }
+        let unit = unit.ok_or_else(|| replay_error(format!("row {row} does not hold its planned unknown")))?;
+        let [a, b, c] = sums;
+        let divide = |x: S| Option::<S>::from(x.invert()).ok_or_else(|| replay_error(format!("row {row}: a zero divisor")));
+        let total = match matrix {
+            0 => c * divide(b)?,
+            1 => c * divide(a)?,
+            _ => a * b,
+        };
+        Ok((total - sums[matrix as usize], unit))
+    }
+}
+
+fn replay_error(message: String) -> SynthesisError {
+    SynthesisError::Replay(message)
+}
