@@ -49,8 +49,8 @@ impl Lane {
 
 /// How a synthesis thread's wait for budget bytes ended.
 enum Admission {
-    /// The bytes are reserved.
-    Reserved,
+    /// These bytes are reserved.
+    Reserved(u64),
     /// A more urgent partition is pending: this one goes back to the queue.
     Outranked,
     /// The job ended (or can never fit) or the engine shuts down.
@@ -100,7 +100,6 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         // otherwise take whole partitions' bytes for a job's whole first
         // proof (three SnapDeals partitions at once on the H200, not twelve).
         let bytes_now = || if synthesizer.stops_at_witness() { witness_bytes } else { full };
-        let mut bytes = bytes_now();
 
         // Bytes go to the most urgent partition first: a partition does not
         // reserve while one of higher priority waits for bytes, and gives
@@ -112,9 +111,9 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 break Admission::Gone;
             }
             let outranked_waiter = st.admitting.iter().any(|p| *p > task.priority);
-            bytes = bytes_now();
+            let bytes = bytes_now();
             if !outranked_waiter && st.budget.try_reserve(bytes) {
-                break Admission::Reserved;
+                break Admission::Reserved(bytes);
             }
             if st.pending.peek().is_some_and(|p| p.priority > task.priority) {
                 break Admission::Outranked;
@@ -136,8 +135,8 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 st.admitting.swap_remove(i);
             }
         }
-        match admission {
-            Admission::Reserved => {}
+        let bytes = match admission {
+            Admission::Reserved(bytes) => bytes,
             Admission::Outranked => {
                 st.pending.push(task);
                 drop(st);
@@ -149,7 +148,7 @@ pub(super) fn run(s: &Shared, lane: Lane) {
                 s.wake.notify_all();
                 continue;
             }
-        }
+        };
         let Some(job) = st.jobs.get_mut(&task.job) else { continue };
         job.timings.srs_ms = job.timings.srs_ms.max(srs_ms);
         job.first_synth.get_or_insert_with(|| {
