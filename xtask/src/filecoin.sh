@@ -26,7 +26,9 @@
 # Output in OUTDIR: one log per step (NAME.log: stdout and stderr), the
 # proofs' JSON lines (NAME.json), a JSON-lines timeline per run
 # (NAME.timeline.jsonl), peak RSS per step (the process's VmHWM, sampled
-# every second, in NAME.rss), and summary.txt. Exit status: non-zero if a
+# every second, in NAME.rss), the CPU time the process used in each
+# second of its wall time (NAME.cpu: elapsed seconds, cores busy), and
+# summary.txt. Exit status: non-zero if a
 # step failed or a proof did not verify.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +57,7 @@ td=$work/td-$size
 params=$work/params
 summary=$out/summary.txt
 failed=0
+hz=$(getconf CLK_TCK)
 
 say() { echo "$*" | tee -a "$summary"; }
 
@@ -67,16 +70,28 @@ step() {
     "$@" >"$out/$name.log" 2>&1 &
     pid=$!
     peak=0
+    ticks=0
+    last=$start
+    : >"$out/$name.cpu"
     while kill -0 "$pid" 2>/dev/null; do
         hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
         [ -n "$hwm" ] && [ "$hwm" -gt "$peak" ] && peak=$hwm
+        # utime + stime of all the process's threads (fields 14 and 15).
+        now=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+        t=$(date +%s.%N)
+        [ -n "$now" ] && {
+            awk "BEGIN { printf \"%.1f %.2f\\n\", $t - $start, ($now - $ticks) / $hz / ($t - $last) }" >>"$out/$name.cpu"
+            ticks=$now
+        }
+        last=$t
         sleep 1
     done
     wait "$pid"
     rc=$?
     secs=$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $start }")
     echo "$peak" >"$out/$name.rss"
-    say "$name: exit $rc, $secs s, peak RSS >= $peak kB (sampled each second)"
+    cores=$(awk "BEGIN { printf \"%.1f\", $ticks / $hz / $secs }")
+    say "$name: exit $rc, $secs s, peak RSS >= $peak kB (sampled each second), >= $cores cores busy on average"
     [ "$rc" -eq 0 ] || { failed=1; tail -5 "$out/$name.log" | tee -a "$summary"; }
     return "$rc"
 }
