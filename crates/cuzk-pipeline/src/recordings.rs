@@ -30,7 +30,7 @@ use cuzk_groth16::Parameters;
 use cuzk_synth::RecordedShape;
 use sha2::{Digest, Sha256};
 
-use crate::synthesis::{OnReady, Saves, Slot, SynthesisMode, Synthesizer};
+use crate::synthesis::{Admission, OnReady, Reserve, Saves, Slot, SynthesisMode, Synthesizer};
 
 /// Where the recording of one parameter file stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,14 +51,23 @@ pub(crate) struct Recordings {
     /// partitions stop there, and the hook gives the backends each
     /// recording as it becomes ready (not inside a prove call).
     witness_only: Option<Arc<OnReady>>,
+    /// The budget's reservation of a recording's bytes, and the bytes of a
+    /// partition of a parameter file: a recording is published only once
+    /// the budget holds it (no budget without them: tests of the parts).
+    budget: Option<(Reserve, fn(&Parameters) -> u64)>,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     saves: Saves,
 }
 
 impl Recordings {
-    pub(crate) fn new(mode: SynthesisMode, dir: Option<PathBuf>, witness_only: Option<OnReady>) -> Self {
+    pub(crate) fn new(
+        mode: SynthesisMode,
+        dir: Option<PathBuf>,
+        witness_only: Option<OnReady>,
+        budget: Option<(Reserve, fn(&Parameters) -> u64)>,
+    ) -> Self {
         let witness_only = witness_only.map(Arc::new);
-        Recordings { mode, dir, witness_only, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
+        Recordings { mode, dir, witness_only, budget, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
     }
 
     /// Waits until every recording being written to its file is written.
@@ -79,7 +88,11 @@ impl Recordings {
                 Some(slot.clone())
             }
         };
-        Synthesizer::new(slot, self.saves.clone(), params, self.witness_only.clone())
+        let admission = self.budget.as_ref().map(|(reserve, partition_bytes)| Admission {
+            reserve: reserve.clone(),
+            partition: partition_bytes(params),
+        });
+        Synthesizer::new(slot, self.saves.clone(), params, self.witness_only.clone(), admission)
     }
 
     /// Every parameter file's recording, in no particular order.

@@ -204,9 +204,6 @@ pub(crate) struct SynthReport {
     /// The sparse products a = A·w, b = B·w, c = C·w and the row checks on
     /// the CPU (none when the backend computes them).
     pub spmv_ms: f64,
-    /// Bytes of a recording this partition made or loaded (the engine
-    /// reserves them in its budget, or disables recording).
-    pub new_recording_bytes: u64,
     /// Bytes of a loaded recording this partition found not to fit its
     /// circuit and dropped (the engine gives them back to its budget).
     pub dropped_recording_bytes: u64,
@@ -236,7 +233,26 @@ pub struct Synthesizer {
     inputs: usize,
     aux: usize,
     witness_only: Option<Arc<OnReady>>,
+    admission: Option<Admission>,
+    on_witness_claim: Mutex<Option<ClaimHook>>,
     report: Mutex<SynthReport>,
+}
+
+/// What the engine runs once a partition has claimed a ready recording and
+/// will stop at its witness, before its witness pass.
+pub(crate) type ClaimHook = Box<dyn FnOnce() + Send>;
+
+/// How the engine takes a recording into its memory budget: reserves
+/// `recording` bytes if a partition of `partition` bytes still fits beside
+/// them and the parameters, else says the budget's total.
+pub(crate) type Reserve = Arc<dyn Fn(u64, u64) -> Result<(), u64> + Send + Sync>;
+
+/// A synthesizer's way into the budget: the engine's [`Reserve`] and the
+/// bytes of one partition of its parameter file.
+#[derive(Clone)]
+pub(crate) struct Admission {
+    pub(crate) reserve: Reserve,
+    pub(crate) partition: u64,
 }
 
 fn set(outcome: &Mutex<String>, text: String) {
@@ -252,13 +268,23 @@ impl Synthesizer {
     /// a slot, else by the slot's recording; with `witness_only`, recorded
     /// partitions stop at their witness and the hook gets each recording as
     /// it becomes ready.
-    pub(crate) fn new(slot: Option<Arc<Slot>>, saves: Saves, params: &Parameters, witness_only: Option<Arc<OnReady>>) -> Self {
+    /// With `admission`, a recording is published only once the budget
+    /// holds its bytes.
+    pub(crate) fn new(
+        slot: Option<Arc<Slot>>,
+        saves: Saves,
+        params: &Parameters,
+        witness_only: Option<Arc<OnReady>>,
+        admission: Option<Admission>,
+    ) -> Self {
         Synthesizer {
             slot,
             saves,
             inputs: params.vk.ic.len(),
             aux: params.counts().l,
             witness_only,
+            admission,
+            on_witness_claim: Mutex::new(None),
             report: Mutex::new(SynthReport::default()),
         }
     }
@@ -292,12 +318,27 @@ impl Synthesizer {
             })
     }
 
+    /// Runs `hook` when this synthesizer's partition claims a ready
+    /// recording and will stop at its witness (never otherwise): the engine
+    /// gives back then the bytes of a, b, c that a partition admitted before
+    /// the recording was ready had to reserve, instead of holding them
+    /// through the whole witness pass.
+    pub(crate) fn on_witness_claim(&self, hook: ClaimHook) {
+        *self.on_witness_claim.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
     /// Classic synthesis, or recording, to an assignment; with a recording
     /// only the witness pass.
     fn claimed<C: Circuit<Scalar> + Send>(&self, circuit: C) -> Result<Synthesized, SynthesisError> {
         let assignment = |pa| Synthesized::Assignment(Box::new(pa));
         let Some(slot) = &self.slot else { return self.classic(circuit).map(assignment) };
-        match self.claim(slot, true) {
+        let claim = self.claim(slot, true);
+        if matches!(claim, Claim::Use(_)) && self.witness_only.is_some() {
+            if let Some(hook) = self.on_witness_claim.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                hook();
+            }
+        }
+        match claim {
             Claim::Use(shape) => match self.witness(&shape, circuit) {
                 Ok(w) => Ok(Synthesized::Witness(w, shape)),
                 Err(e) => Err(self.blame(&shape, e)),
@@ -334,8 +375,10 @@ impl Synthesizer {
                     *state = State::Loading;
                     drop(state);
                     if let Some(shape) = self.load(slot) {
-                        self.publish(slot, shape.clone(), false);
-                        return Claim::Use(shape);
+                        return match self.publish(slot, shape.clone(), false) {
+                            true => Claim::Use(shape),
+                            false => Claim::Classic,
+                        };
                     }
                     if may_record {
                         slot.set_state(State::Recording);
@@ -354,7 +397,8 @@ impl Synthesizer {
             Ok((shape, pa)) => {
                 self.report.lock().unwrap_or_else(|p| p.into_inner()).record_ms = ms_since(start);
                 if self.fits(&shape) {
-                    self.publish(slot, Arc::new(shape), true);
+                    // Kept or dropped, this partition has its assignment.
+                    let _kept = self.publish(slot, Arc::new(shape), true);
                 } else {
                     // A circuit that does not fit its parameters must not
                     // become the recording the right circuits are held to;
@@ -451,8 +495,26 @@ impl Synthesizer {
     /// also written to the slot's file, on a thread of its own (the
     /// partition goes on to prove), and the slot's outcome says whether
     /// that worked.
-    fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) {
-        self.report.lock().unwrap_or_else(|p| p.into_inner()).new_recording_bytes = shape.heap_bytes() as u64;
+    ///
+    /// The budget reserves the recording's bytes first, before any other
+    /// partition can see it ready and reserve its own: reserved after this
+    /// partition's synthesis, it lost to the partitions that started
+    /// meanwhile (on the H200 a 32 GiB PoRep recording was dropped that
+    /// way and the first proof fell back to classic synthesis, 290 s). With
+    /// no room it is dropped here: false, the slot disabled, and the
+    /// parameter file's partitions synthesize the classic way.
+    fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) -> bool {
+        if let Some(Admission { reserve, partition }) = &self.admission {
+            if let Err(budget) = reserve(shape.heap_bytes() as u64, *partition) {
+                slot.set_state(State::Disabled);
+                *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                set(
+                    &slot.outcome,
+                    format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
+                );
+                return false;
+            }
+        }
         *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = (!fresh).then(|| shape.clone());
         if let Some(ready) = &self.witness_only {
             slot.set_state(State::Loading);
@@ -460,11 +522,11 @@ impl Synthesizer {
         }
         slot.set_state(State::Ready(shape.clone()));
         if !fresh {
-            return;
+            return true;
         }
         let Some(file) = slot.file.clone() else {
             set(&slot.outcome, format!("recorded ({} constraints), kept in memory", shape.num_constraints()));
-            return;
+            return true;
         };
         // After a misfit the file is overwritten: say so, naming it.
         let verb = if slot.distrust_file.load(Ordering::SeqCst) { "replaced" } else { "saved to" };
@@ -488,19 +550,7 @@ impl Synthesizer {
             Ok(handle) => self.saves.lock().unwrap_or_else(|p| p.into_inner()).push(handle),
             Err(e) => set(&slot.outcome, format!("recorded, kept in memory; no thread to save it: {e}")),
         }
-    }
-
-    /// Drops the recording made or loaded by this synthesizer (the budget
-    /// had no room for it); the parameter file's partitions go classic.
-    pub(crate) fn disable(&self, budget: u64) {
-        if let Some(slot) = &self.slot {
-            slot.set_state(State::Disabled);
-            *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = None;
-            set(
-                &slot.outcome,
-                format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
-            );
-        }
+        true
     }
 
     /// Where this synthesizer's time went.

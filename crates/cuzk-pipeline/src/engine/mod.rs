@@ -128,6 +128,7 @@ impl Engine {
                 config.synthesis,
                 config.recordings_dir.take(),
                 backends.iter().all(|b| b.takes_witnesses()).then(|| prepare_shapes(&backends, &state, &wake)),
+                Some((reserve_recording(&state), memory::partition_bytes)),
             ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
@@ -447,6 +448,21 @@ fn prepare_shapes(backends: &[Arc<dyn ProveBackend>], state: &Arc<Mutex<State>>,
         });
         drop(state.lock().unwrap_or_else(|p| p.into_inner()));
         wake.notify_all();
+    })
+}
+
+/// The budget's reservation of a recording about to be published: kept
+/// for the engine's life when a partition of the given bytes still fits
+/// beside it and the parameters, else the budget's total for the message.
+fn reserve_recording(state: &Arc<Mutex<State>>) -> crate::synthesis::Reserve {
+    let state = state.clone();
+    Arc::new(move |bytes, partition| {
+        let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+        if st.admit_recording(bytes, partition) {
+            Ok(())
+        } else {
+            Err(st.budget.total())
+        }
     })
 }
 

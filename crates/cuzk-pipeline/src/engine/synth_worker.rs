@@ -3,6 +3,8 @@
 //! it with the parameter file's [`Synthesizer`](crate::synthesis::Synthesizer),
 //! and leaves it ready for a device.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{partition_bytes, witness_bytes};
@@ -58,7 +60,7 @@ enum Admission {
 }
 
 /// One synthesis thread, until the engine shuts down.
-pub(super) fn run(s: &Shared, lane: Lane) {
+pub(super) fn run(s: &Arc<Shared>, lane: Lane) {
     yield_cpu_to_provers();
     loop {
         let mut st = s.lock();
@@ -158,6 +160,7 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         });
         let (used, total) = (st.budget.used(), st.budget.total());
         drop(st);
+        let released = give_back_a_b_c_at_claim(s, &synthesizer, bytes - witness_bytes);
 
         let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
         let budget = [("reserved", bytes), ("budget_used", used), ("budget", total)];
@@ -166,20 +169,18 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         let pool = if task.priority >= Priority::High { &s.urgent_pool } else { &s.synth_pool };
         let result = pool.install(|| (task.synthesize)(&synthesizer));
         let synth_ms = ms_since(start);
-        s.record(Event::SynthEnd, task.job, &[task.part], None);
+        let released = released.load(Ordering::Relaxed);
+        let bytes = bytes - released;
+        s.record_with(Event::SynthEnd, task.job, &[task.part], &[("released_at_claim", released)]);
         let report = synthesizer.report();
         tracing::debug!(synth_ms, ok = result.is_ok(), stages = ?report.stages(), "synthesized");
         drop(span);
 
         let mut st = s.lock();
-        // A recording stays as long as the engine. It is kept only while a
-        // partition still fits beside it and the parameters; otherwise the
-        // parameter file's partitions go back to classic synthesis.
+        // A recording stays as long as the engine once its publication
+        // reserved it (`Shared::reserve_recording`); one that did not fit
+        // its circuit gives its bytes back.
         st.release_recording(report.dropped_recording_bytes);
-        let rec = report.new_recording_bytes;
-        if rec > 0 && !st.admit_recording(rec, full) {
-            synthesizer.disable(st.budget.total());
-        }
         if let Some(job) = st.jobs.get_mut(&task.job) {
             job.timings.add_stages(&report.stages());
         }
@@ -229,4 +230,23 @@ pub(super) fn run(s: &Shared, lane: Lane) {
         drop(st);
         s.wake.notify_all();
     }
+}
+
+/// A partition admitted with a whole partition's bytes before its recording
+/// was ready (`extra` more than a witness's) that then claims the recording
+/// and stops at its witness gives `extra` back as it claims, so partitions
+/// waiting for bytes start during its witness pass rather than after it
+/// (the first proof of a job is otherwise synthesized a few partitions at
+/// a time). Returns the bytes given back, read once synthesis has ended.
+fn give_back_a_b_c_at_claim(s: &Arc<Shared>, synthesizer: &crate::synthesis::Synthesizer, extra: u64) -> Arc<AtomicU64> {
+    let released = Arc::new(AtomicU64::new(0));
+    if extra > 0 {
+        let (shared, done) = (Arc::clone(s), Arc::clone(&released));
+        synthesizer.on_witness_claim(Box::new(move || {
+            shared.lock().budget.release(extra);
+            done.store(extra, Ordering::Relaxed);
+            shared.wake.notify_all();
+        }));
+    }
+    released
 }

@@ -69,6 +69,79 @@ fn partitions_queued_before_the_recording_was_ready_reserve_only_a_witness() {
 }
 
 #[test]
+fn a_partition_admitted_before_its_recording_loaded_gives_a_b_c_back_as_it_claims_it() {
+    let (path, params) = params();
+    let dir = tempfile::tempdir().unwrap();
+    let witness_taking = || -> Vec<Arc<dyn ProveBackend>> {
+        vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(1)))]
+    };
+    let recorder = Config { backends: Some(witness_taking()), ..sequential(Some(dir.path().to_path_buf())) };
+    Engine::new(recorder).unwrap().submit(job(path, 1, 60).0).unwrap().wait().unwrap();
+
+    // A fresh engine finds the recording's file: its first partition is
+    // admitted before the file is loaded, with a whole partition's bytes.
+    let timeline = Buf::default();
+    let mut cfg = Config { backends: Some(witness_taking()), ..sequential(Some(dir.path().to_path_buf())) };
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 3, 61);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert!(only_recording(&engine).outcome.starts_with("loaded from"), "{:?}", engine.recordings());
+    let events = timeline.events();
+    let of = |name: &str| -> Vec<serde_json::Value> {
+        let mut v: Vec<_> = events.iter().filter(|e| e["event"] == name).cloned().collect();
+        v.sort_by_key(|e| e["t_ms"].as_f64().map(|t| (t * 1e3) as u64));
+        v
+    };
+    let (starts, ends) = (of("synth_start"), of("synth_end"));
+    assert_eq!((starts.len(), ends.len()), (3, 3), "{events:?}");
+    let one = Engine::partition_bytes(params);
+    assert_eq!(starts[0]["reserved"].as_u64(), Some(one), "{events:?}");
+    let first = &starts[0]["partitions"];
+    let end = ends.iter().find(|e| &e["partitions"] == first).unwrap();
+    let released = end["released_at_claim"].as_u64().unwrap();
+    assert!(released > 0 && released < one, "{end}");
+    // The partitions after it reserve only what it kept: a witness.
+    for (start, end) in starts[1..].iter().zip(&ends[1..]) {
+        assert_eq!(start["reserved"].as_u64(), Some(one - released), "{start}");
+        assert_eq!(end["released_at_claim"].as_u64(), Some(0), "{end}");
+    }
+}
+
+#[test]
+fn a_loaded_recording_is_reserved_before_the_partitions_waiting_for_it() {
+    let (path, params) = params();
+    let dir = tempfile::tempdir().unwrap();
+    let witness_taking = || -> Vec<Arc<dyn ProveBackend>> {
+        vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(1)))]
+    };
+    // The first engine records and saves; its second partition shows a witness's bytes.
+    let timeline = Buf::default();
+    let mut cfg = Config { backends: Some(witness_taking()), ..sequential(Some(dir.path().to_path_buf())) };
+    cfg.timeline = Some(Box::new(timeline.clone()));
+    Engine::new(cfg).unwrap().submit(job(path, 2, 62).0).unwrap().wait().unwrap();
+    let witness = timeline.events().iter().filter(|e| e["event"] == "synth_start").filter_map(|e| e["reserved"].as_u64()).min().unwrap();
+    let recording = RecordedShape::record(Workload::MulChain.circuit::<Scalar>(SIZE, 0).unwrap()).unwrap().0;
+    let file_len = std::fs::metadata(path).unwrap().len();
+    let one = Engine::partition_bytes(params);
+
+    // Room for the parameters, the recording, the partition that loads it
+    // and seven witnesses: the seven partitions waiting for the load fill
+    // the rest of the budget as soon as the recording is ready, so a
+    // recording reserved only after its partition's synthesis found no
+    // room and was dropped; reserved as it is published, it stays.
+    let mut cfg = Config { backends: Some(witness_taking()), synthesis_workers: 8, ..sequential(Some(dir.path().to_path_buf())) };
+    cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + 7 * witness;
+    let engine = Engine::new(cfg).unwrap();
+    let (j, inputs) = job(path, 8, 63);
+    let r = engine.submit(j).unwrap().wait().unwrap();
+    assert_verifies(&r.proofs, &inputs);
+    assert!(only_recording(&engine).outcome.starts_with("loaded from"), "{:?}", engine.recordings());
+    assert_eq!(r.timings.stage("synth_classic_ms"), None, "{:?}", r.timings.stages);
+}
+
+#[test]
 fn bases_the_host_dropped_give_their_budget_to_partitions() {
     let (path, params) = params();
     let file_len = std::fs::metadata(path).unwrap().len();
