@@ -127,14 +127,16 @@ fn a_loaded_recording_is_reserved_before_the_partitions_waiting_for_it() {
     let one = Engine::partition_bytes(params);
 
     // Room for the parameters, the recording, the partition that loads it
-    // and seven witnesses: the seven partitions waiting for the load fill
-    // the rest of the budget as soon as the recording is ready, so a
-    // recording reserved only after its partition's synthesis found no
-    // room and was dropped; reserved as it is published, it stays.
-    let mut cfg = Config { backends: Some(witness_taking()), synthesis_workers: 8, ..sequential(Some(dir.path().to_path_buf())) };
+    // and seven witnesses, and fifteen partitions waiting for the load: as
+    // soon as the recording is ready they fill the budget, so a recording
+    // reserved only after its partition's synthesis found no room and was
+    // dropped; reserved as it is published, it stays. (The test circuit's
+    // witness pass is too short for the waiting partitions to win that
+    // race here; a 32 GiB PoRep partition's 40 s pass lost it on the H200.)
+    let mut cfg = Config { backends: Some(witness_taking()), synthesis_workers: 16, ..sequential(Some(dir.path().to_path_buf())) };
     cfg.memory_budget = file_len + recording.heap_bytes() as u64 + one + 7 * witness;
     let engine = Engine::new(cfg).unwrap();
-    let (j, inputs) = job(path, 8, 63);
+    let (j, inputs) = job(path, 16, 63);
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
     assert!(only_recording(&engine).outcome.starts_with("loaded from"), "{:?}", engine.recordings());
