@@ -89,16 +89,26 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                         aux[j]
                     }
                 };
+                // Most values are bits: a zero adds nothing and a one its
+                // coefficient, without a product.
+                if bool::from(x.is_zero()) {
+                    continue;
+                }
                 sums[m] += match k {
                     ONE => x,
                     MINUS_ONE => -x,
+                    k if x == S::ONE => self.coeffs[k as usize],
                     k => self.coeffs[k as usize] * x,
                 };
             }
         }
         let unit = unit.ok_or_else(|| replay_error(format!("row {row} does not hold its planned unknown")))?;
         let [a, b, c] = sums;
-        let divide = |x: S| Option::<S>::from(x.invert()).ok_or_else(|| replay_error(format!("row {row}: a zero divisor")));
+        // A factor of one (a linear row, `lc · 1 = lc'`) needs no inversion.
+        let divide = |x: S| match x == S::ONE {
+            true => Ok(S::ONE),
+            false => Option::<S>::from(x.invert()).ok_or_else(|| replay_error(format!("row {row}: a zero divisor"))),
+        };
         let total = match matrix {
             0 => c * divide(b)?,
             1 => c * divide(a)?,

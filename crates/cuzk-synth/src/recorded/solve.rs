@@ -114,9 +114,14 @@ struct Planner<'a, S: PrimeField> {
     /// Rows in which each aux variable appears: `rows_of[var_ptr[v]..var_ptr[v + 1]]`.
     var_ptr: Vec<u32>,
     rows_of: Vec<u32>,
+    /// Per row, its aux terms whose variable is not known yet, and of them
+    /// those not known to be boolean: a row is looked at again only when
+    /// one rule could fit it (at most two such terms, or all boolean), so
+    /// a packed row of hundreds of bits is not rescanned for each bit.
+    unknown_terms: Vec<u32>,
+    unsure_terms: Vec<u32>,
     /// Exponent e of each coefficient table entry c with c = 2^e, and of −2^e as e + 512.
     power: HashMap<usize, u16>,
-    coeffs: &'a [S],
     steps: Vec<(u32, Rule)>,
     summary: PlanSummary,
     work: Vec<u32>,
@@ -173,14 +178,17 @@ impl<'a, S: PrimeField> Planner<'a, S> {
         let var_ptr = count.clone();
         let mut fill = count;
         let mut rows_of = vec![0u32; var_ptr[n] as usize];
-        for r in 0..shape.num_constraints() {
+        let mut unknown_terms = vec![0u32; shape.num_constraints()];
+        for (r, terms) in unknown_terms.iter_mut().enumerate() {
             for m in &shape.matrices {
                 for (c, _) in m.row(r) {
                     if c >= ni {
                         let v = (c - ni) as usize;
-                        // A row that holds v in two matrices is listed twice; harmless.
+                        // A row that holds v in two matrices is listed twice:
+                        // once per term, as the term counts count.
                         rows_of[fill[v] as usize] = r as u32;
                         fill[v] += 1;
+                        *terms += 1;
                     }
                 }
             }
@@ -204,8 +212,9 @@ impl<'a, S: PrimeField> Planner<'a, S> {
             row_done: vec![false; shape.num_constraints()],
             var_ptr,
             rows_of,
+            unsure_terms: unknown_terms.clone(),
+            unknown_terms,
             power,
-            coeffs: &shape.coeffs,
             steps: Vec::new(),
             summary: PlanSummary::default(),
             work: Vec::new(),
@@ -214,7 +223,15 @@ impl<'a, S: PrimeField> Planner<'a, S> {
     }
 
     fn known(&mut self, v: u32, rule: Rule) {
+        let was_boolean = self.state[v as usize] == BOOLEAN;
         self.state[v as usize] = KNOWN;
+        let (s, e) = (self.var_ptr[v as usize] as usize, self.var_ptr[v as usize + 1] as usize);
+        for &r in &self.rows_of[s..e] {
+            self.unknown_terms[r as usize] -= 1;
+            if !was_boolean {
+                self.unsure_terms[r as usize] -= 1;
+            }
+        }
         self.steps.push((v, rule));
         self.wake(v);
     }
@@ -234,6 +251,9 @@ impl<'a, S: PrimeField> Planner<'a, S> {
 
     /// Applies the first rule that fits row `r`, if any.
     fn try_row(&mut self, r: u32) {
+        if self.unknown_terms[r as usize] > 2 && self.unsure_terms[r as usize] > 0 {
+            return;
+        }
         let ni = self.shape.num_inputs as u32;
         let mut unknowns = std::mem::take(&mut self.scratch);
         unknowns.clear();
@@ -270,6 +290,10 @@ impl<'a, S: PrimeField> Planner<'a, S> {
                 self.row_done[r_us] = true;
                 if self.state[u.var as usize] == UNKNOWN {
                     self.state[u.var as usize] = BOOLEAN;
+                    let (s, e) = (self.var_ptr[u.var as usize] as usize, self.var_ptr[u.var as usize + 1] as usize);
+                    for &row in &self.rows_of[s..e] {
+                        self.unsure_terms[row as usize] -= 1;
+                    }
                     self.wake(u.var);
                 }
             }
@@ -308,9 +332,11 @@ impl<'a, S: PrimeField> Planner<'a, S> {
             matches!((it.next(), it.next()), (Some((col, _)), None) if col == var_col)
         };
         let one_minus = |m: &super::Csr| {
-            let terms: Vec<_> = m.row(r).collect();
-            match terms.as_slice() {
-                [(0, k1), (col, k2)] if *col == var_col => self.coeffs[*k1 as usize] == -self.coeffs[*k2 as usize],
+            let mut it = m.row(r);
+            match (it.next(), it.next(), it.next()) {
+                (Some((0, k1)), Some((col, k2)), None) if col == var_col => {
+                    self.shape.coeffs[k1 as usize] == -self.shape.coeffs[k2 as usize]
+                }
                 _ => false,
             }
         };

@@ -1,0 +1,130 @@
+//! `filecoin-plan`: how much of a real Filecoin circuit's witness its
+//! recorded rows determine (cuzk-synth's `RecordedShape::solve_plan`), and
+//! what replaying that plan costs against running filecoin-proofs' own
+//! gadgets, on one part (a run of challenges) of a synthetic PoRep
+//! partition of any sector size (no sealing: `cuzk_filecoin::synthetic`).
+//! The replayed witness must equal the gadgets' witness, or the run fails.
+//! Issue 22's witnesses computed without the gadgets start from these
+//! figures. Progress goes to stderr; stdout gets one JSON line.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use blstrs::Scalar;
+use clap::Parser;
+use cuzk_filecoin::porep::PoRepRequest;
+use cuzk_filecoin::{FilecoinCircuit, SectorSize};
+use cuzk_synth::recorded::Rule;
+use cuzk_synth::{Circuit, RecordedShape};
+
+/// Plan and replay one part of a synthetic PoRep partition.
+#[derive(Parser)]
+#[command(name = "filecoin-plan")]
+struct Args {
+    /// The sector size: 2k, 8m, 512m, 32g or 64g.
+    #[arg(long, value_parser = parse_size)]
+    sector_size: SectorSize,
+    /// Challenges in the part (a PoRep partition is cut into runs of them).
+    #[arg(long, default_value_t = 1)]
+    challenges: usize,
+    /// Repetitions of the gadgets' witness and of the replay; medians are reported.
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+}
+
+fn parse_size(s: &str) -> Result<SectorSize, String> {
+    SectorSize::ALL
+        .into_iter()
+        .find(|size| size.short_name() == s.to_ascii_lowercase())
+        .ok_or_else(|| format!("{s}: expected 2k, 8m, 512m, 32g or 64g"))
+}
+
+/// The first part of partition 0: a run of at most `challenges` of its
+/// challenges (the runs are balanced, so it may hold fewer).
+fn part(request: &PoRepRequest, challenges: usize) -> Result<FilecoinCircuit, String> {
+    let n = parts(request, usize::MAX)?.len();
+    let mut runs = parts(request, n.div_ceil(challenges.clamp(1, n)))?;
+    Ok(runs.swap_remove(0))
+}
+
+/// Partition 0 cut into `runs` runs of its challenges.
+fn parts(request: &PoRepRequest, runs: usize) -> Result<Vec<FilecoinCircuit>, String> {
+    let partitions = request.prepare().map_err(|e| e.to_string())?;
+    let circuit = partitions.circuits.into_iter().next().ok_or("no partition")?;
+    circuit.split(runs).map(|s| s.parts).map_err(|_| "the PoRep partition did not split".to_string())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn run(args: &Args) -> Result<serde_json::Value, String> {
+    let say = |s: String| eprintln!("filecoin-plan: {s}");
+    let t = Instant::now();
+    let c1 = cuzk_filecoin::synthetic::porep_c1(args.sector_size, 1000, 1, [7; 32], [9; 32]).map_err(|e| e.to_string())?;
+    let request = PoRepRequest::new(c1, 1, 1000).map_err(|e| e.to_string())?;
+    say(format!("synthetic {} C1 output in {:.1} s", args.sector_size, t.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    let shape = RecordedShape::<Scalar>::record_shape(part(&request, args.challenges)?).map_err(|e| e.to_string())?;
+    let record_ms = ms(t);
+    say(format!("recorded {} constraints, {} aux in {record_ms:.0} ms", shape.num_constraints(), shape.num_aux()));
+    let t = Instant::now();
+    let plan = shape.solve_plan();
+    let plan_ms = ms(t);
+    let s = plan.summary.clone();
+    say(format!("planned in {plan_ms:.0} ms: {} free ({} boolean), {} linear, {} bits", s.free, s.free_booleans, s.linear, s.bits));
+
+    let (mut gadgets, mut replays) = (Vec::new(), Vec::new());
+    for rep in 0..args.reps.max(1) {
+        let circuit = part(&request, args.challenges)?;
+        let t = Instant::now();
+        let witness = shape.witness(circuit).map_err(|e| e.to_string())?;
+        gadgets.push(ms(t));
+        let free: Vec<Scalar> =
+            plan.steps.iter().filter(|(_, r)| *r == Rule::Free).map(|&(v, _)| witness.aux[v as usize]).collect();
+        let t = Instant::now();
+        let replayed = shape.replay(&plan, witness.inputs.clone(), &free).map_err(|e| e.to_string())?;
+        replays.push(ms(t));
+        if replayed != witness {
+            return Err("the replayed witness differs from the gadgets' witness".into());
+        }
+        say(format!("rep {rep}: gadgets {:.0} ms, replay {:.0} ms, equal", gadgets[rep], replays[rep]));
+    }
+    Ok(serde_json::json!({
+        "sector_size": args.sector_size.short_name(),
+        "challenges": args.challenges,
+        "constraints": shape.num_constraints(),
+        "aux": shape.num_aux(),
+        "free": s.free,
+        "free_booleans": s.free_booleans,
+        "unconstrained": s.unconstrained,
+        "linear": s.linear,
+        "bits": s.bits,
+        "solving_nonzeros": s.solving_nonzeros,
+        "record_ms": record_ms,
+        "plan_ms": plan_ms,
+        "gadgets_ms": median(gadgets),
+        "replay_ms": median(replays),
+        "threads": rayon::current_num_threads(),
+    }))
+}
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("filecoin-plan: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
