@@ -43,6 +43,14 @@ pub struct RecordingStatus {
     pub outcome: String,
 }
 
+/// The engine's memory budget as recordings see it.
+pub(crate) struct RecordingBudget {
+    /// Reserves a recording's bytes (see [`Reserve`]).
+    pub(crate) reserve: Reserve,
+    /// The bytes of one partition of a parameter file.
+    pub(crate) partition_bytes: fn(&Parameters) -> u64,
+}
+
 /// The recordings of one engine.
 pub(crate) struct Recordings {
     mode: SynthesisMode,
@@ -51,10 +59,8 @@ pub(crate) struct Recordings {
     /// partitions stop there, and the hook gives the backends each
     /// recording as it becomes ready (not inside a prove call).
     witness_only: Option<Arc<OnReady>>,
-    /// The budget's reservation of a recording's bytes, and the bytes of a
-    /// partition of a parameter file: a recording is published only once
-    /// the budget holds it (no budget without them: tests of the parts).
-    budget: Option<(Reserve, fn(&Parameters) -> u64)>,
+    /// A recording is published only once the budget holds it.
+    budget: RecordingBudget,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     saves: Saves,
 }
@@ -64,7 +70,7 @@ impl Recordings {
         mode: SynthesisMode,
         dir: Option<PathBuf>,
         witness_only: Option<OnReady>,
-        budget: Option<(Reserve, fn(&Parameters) -> u64)>,
+        budget: RecordingBudget,
     ) -> Self {
         let witness_only = witness_only.map(Arc::new);
         Recordings { mode, dir, witness_only, budget, slots: Mutex::new(HashMap::new()), saves: Arc::default() }
@@ -88,10 +94,8 @@ impl Recordings {
                 Some(slot.clone())
             }
         };
-        let admission = self.budget.as_ref().map(|(reserve, partition_bytes)| Admission {
-            reserve: reserve.clone(),
-            partition: partition_bytes(params),
-        });
+        let admission =
+            Admission { reserve: self.budget.reserve.clone(), partition: (self.budget.partition_bytes)(params) };
         Synthesizer::new(slot, self.saves.clone(), params, self.witness_only.clone(), admission)
     }
 

@@ -233,7 +233,7 @@ pub struct Synthesizer {
     inputs: usize,
     aux: usize,
     witness_only: Option<Arc<OnReady>>,
-    admission: Option<Admission>,
+    admission: Admission,
     on_witness_claim: Mutex<Option<ClaimHook>>,
     report: Mutex<SynthReport>,
 }
@@ -268,14 +268,13 @@ impl Synthesizer {
     /// a slot, else by the slot's recording; with `witness_only`, recorded
     /// partitions stop at their witness and the hook gets each recording as
     /// it becomes ready.
-    /// With `admission`, a recording is published only once the budget
-    /// holds its bytes.
+    /// A recording is published only once `admission` holds its bytes.
     pub(crate) fn new(
         slot: Option<Arc<Slot>>,
         saves: Saves,
         params: &Parameters,
         witness_only: Option<Arc<OnReady>>,
-        admission: Option<Admission>,
+        admission: Admission,
     ) -> Self {
         Synthesizer {
             slot,
@@ -504,16 +503,15 @@ impl Synthesizer {
     /// no room it is dropped here: false, the slot disabled, and the
     /// parameter file's partitions synthesize the classic way.
     fn publish(&self, slot: &Arc<Slot>, shape: Arc<RecordedShape<Scalar>>, fresh: bool) -> bool {
-        if let Some(Admission { reserve, partition }) = &self.admission {
-            if let Err(budget) = reserve(shape.heap_bytes() as u64, *partition) {
-                slot.set_state(State::Disabled);
-                *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                set(
-                    &slot.outcome,
-                    format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
-                );
-                return false;
-            }
+        let Admission { reserve, partition } = &self.admission;
+        if let Err(budget) = reserve(shape.heap_bytes() as u64, *partition) {
+            slot.set_state(State::Disabled);
+            *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            set(
+                &slot.outcome,
+                format!("dropped: the memory budget ({budget} bytes) has no room for it; synthesizing the classic way"),
+            );
+            return false;
         }
         *slot.on_trial.lock().unwrap_or_else(|p| p.into_inner()) = (!fresh).then(|| shape.clone());
         if let Some(ready) = &self.witness_only {

@@ -23,7 +23,7 @@ use crate::backends::{select, ProveBackend};
 use crate::budget::MemoryBudget;
 use crate::dropper::Dropper;
 use crate::job::{Job, JobId, JobResult, Timings};
-use crate::recordings::{RecordingStatus, Recordings};
+use crate::recordings::{RecordingBudget, RecordingStatus, Recordings};
 use crate::srs::SrsCache;
 use crate::timeline::{Event, Timeline};
 use crate::EngineError;
@@ -128,7 +128,7 @@ impl Engine {
                 config.synthesis,
                 config.recordings_dir.take(),
                 backends.iter().all(|b| b.takes_witnesses()).then(|| prepare_shapes(&backends, &state, &wake)),
-                Some((reserve_recording(&state), memory::partition_bytes)),
+                RecordingBudget { reserve: reserve_recording(&state), partition_bytes: memory::partition_bytes },
             ),
             dropper: Dropper::new(),
             timeline: config.timeline.take().map(Timeline::new),
