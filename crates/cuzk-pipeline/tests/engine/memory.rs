@@ -68,13 +68,15 @@ fn partitions_queued_before_the_recording_was_ready_reserve_only_a_witness() {
     assert!(peak > 1, "witness partitions held at once: {peak}");
 }
 
+/// A quick device that takes witnesses, for engines that record.
+fn witness_taking() -> Vec<Arc<dyn ProveBackend>> {
+    vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(1)))]
+}
+
 #[test]
 fn a_partition_admitted_before_its_recording_loaded_gives_a_b_c_back_as_it_claims_it() {
     let (path, params) = params();
     let dir = tempfile::tempdir().unwrap();
-    let witness_taking = || -> Vec<Arc<dyn ProveBackend>> {
-        vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(1)))]
-    };
     let recorder = Config { backends: Some(witness_taking()), ..sequential(Some(dir.path().to_path_buf())) };
     Engine::new(recorder).unwrap().submit(job(path, 1, 60).0).unwrap().wait().unwrap();
 
@@ -113,9 +115,6 @@ fn a_partition_admitted_before_its_recording_loaded_gives_a_b_c_back_as_it_claim
 fn a_loaded_recording_is_reserved_before_the_partitions_waiting_for_it() {
     let (path, params) = params();
     let dir = tempfile::tempdir().unwrap();
-    let witness_taking = || -> Vec<Arc<dyn ProveBackend>> {
-        vec![Arc::new(WitnessTaking::new(std::time::Duration::from_millis(1)))]
-    };
     // The first engine records and saves; its second partition shows a witness's bytes.
     let timeline = Buf::default();
     let mut cfg = Config { backends: Some(witness_taking()), ..sequential(Some(dir.path().to_path_buf())) };
