@@ -1,8 +1,9 @@
 //! `filecoin-plan`: how much of a real Filecoin circuit's witness its
 //! recorded rows determine (cuzk-synth's `RecordedShape::solve_plan`), and
 //! what replaying that plan costs against running filecoin-proofs' own
-//! gadgets, on one part (a run of challenges) of a synthetic PoRep
-//! partition of any sector size (no sealing: `cuzk_filecoin::synthetic`).
+//! gadgets, on one part of a synthetic partition of any sector size (no
+//! sealing: `cuzk_filecoin::synthetic`): a run of a PoRep partition's
+//! challenges, or of a WindowPoSt partition's sectors.
 //! The replayed witness must equal the gadgets' witness, or the run fails.
 //! Issue 22's witnesses computed without the gadgets start from these
 //! figures. Progress goes to stderr; stdout gets one JSON line.
@@ -14,18 +15,22 @@ use std::time::Instant;
 use blstrs::Scalar;
 use clap::Parser;
 use cuzk_filecoin::porep::PoRepRequest;
-use cuzk_filecoin::{FilecoinCircuit, SectorSize};
+use cuzk_filecoin::window_post::WindowPoStRequest;
+use cuzk_filecoin::{synthetic, testdata, FilecoinCircuit, Partitions, SectorSize};
 use cuzk_synth::recorded::Rule;
 use cuzk_synth::{Circuit, RecordedShape};
 
-/// Plan and replay one part of a synthetic PoRep partition.
+/// Plan and replay one part of a synthetic partition.
 #[derive(Parser)]
 #[command(name = "filecoin-plan")]
 struct Args {
+    /// The proof kind: porep (a PoRep C2 partition) or wpost (a WindowPoSt partition).
+    #[arg(long, default_value = "porep", value_parser = ["porep", "wpost"])]
+    kind: String,
     /// The sector size: 2k, 8m, 512m, 32g or 64g.
     #[arg(long, value_parser = parse_size)]
     sector_size: SectorSize,
-    /// Challenges in the part (a PoRep partition is cut into runs of them).
+    /// Blocks in the part: a PoRep partition's challenges, a WindowPoSt partition's sectors.
     #[arg(long, default_value_t = 1)]
     challenges: usize,
     /// Repetitions of the gadgets' witness and of the replay; medians are reported.
@@ -40,19 +45,51 @@ fn parse_size(s: &str) -> Result<SectorSize, String> {
         .ok_or_else(|| format!("{s}: expected 2k, 8m, 512m, 32g or 64g"))
 }
 
+/// A synthetic request of the kind and size asked for.
+enum Request {
+    PoRep(Box<PoRepRequest>),
+    WindowPoSt(WindowPoStRequest),
+}
+
+impl Request {
+    fn new(kind: &str, size: SectorSize) -> Result<Request, String> {
+        let e = |e: cuzk_filecoin::FilecoinError| e.to_string();
+        match kind {
+            "porep" => {
+                let c1 = synthetic::porep_c1(size, 1000, 1, [7; 32], [9; 32]).map_err(e)?;
+                Ok(Request::PoRep(Box::new(PoRepRequest::new(c1, 1, 1000).map_err(e)?)))
+            }
+            _ => {
+                let proof = testdata::window_proof(size);
+                let sectors: Vec<u64> = (1..).take(proof.sector_count()).collect();
+                let vanilla = synthetic::post_vanilla(proof, 1000, [3; 32], &sectors).map_err(e)?;
+                Ok(Request::WindowPoSt(WindowPoStRequest { proof, randomness: [3; 32], miner_id: 1000, partition_index: 0, vanilla }))
+            }
+        }
+    }
+
+    fn prepare(&self) -> Result<Partitions, String> {
+        match self {
+            Request::PoRep(r) => r.prepare(),
+            Request::WindowPoSt(r) => r.prepare(),
+        }
+        .map_err(|e| e.to_string())
+    }
+}
+
 /// The first part of partition 0: a run of at most `challenges` of its
-/// challenges (the runs are balanced, so it may hold fewer).
-fn part(request: &PoRepRequest, challenges: usize) -> Result<FilecoinCircuit, String> {
+/// blocks (the runs are balanced, so it may hold fewer).
+fn part(request: &Request, challenges: usize) -> Result<FilecoinCircuit, String> {
     let n = parts(request, usize::MAX)?.len();
     let mut runs = parts(request, n.div_ceil(challenges.clamp(1, n)))?;
     Ok(runs.swap_remove(0))
 }
 
-/// Partition 0 cut into `runs` runs of its challenges.
-fn parts(request: &PoRepRequest, runs: usize) -> Result<Vec<FilecoinCircuit>, String> {
-    let partitions = request.prepare().map_err(|e| e.to_string())?;
+/// Partition 0 cut into `runs` runs of its blocks.
+fn parts(request: &Request, runs: usize) -> Result<Vec<FilecoinCircuit>, String> {
+    let partitions = request.prepare()?;
     let circuit = partitions.circuits.into_iter().next().ok_or("no partition")?;
-    circuit.split(runs).map(|s| s.parts).map_err(|_| "the PoRep partition did not split".to_string())
+    circuit.split(runs).map(|s| s.parts).map_err(|_| "the partition did not split".to_string())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -67,12 +104,12 @@ fn ms(t: Instant) -> f64 {
 fn run(args: &Args) -> Result<serde_json::Value, String> {
     let say = |s: String| eprintln!("filecoin-plan: {s}");
     let t = Instant::now();
-    let c1 = cuzk_filecoin::synthetic::porep_c1(args.sector_size, 1000, 1, [7; 32], [9; 32]).map_err(|e| e.to_string())?;
-    let request = PoRepRequest::new(c1, 1, 1000).map_err(|e| e.to_string())?;
-    say(format!("synthetic {} C1 output in {:.1} s", args.sector_size, t.elapsed().as_secs_f64()));
+    let request = Request::new(&args.kind, args.sector_size)?;
+    say(format!("synthetic {} {} inputs in {:.1} s", args.sector_size, args.kind, t.elapsed().as_secs_f64()));
 
+    let circuit = part(&request, args.challenges)?;
     let t = Instant::now();
-    let shape = RecordedShape::<Scalar>::record_shape(part(&request, args.challenges)?).map_err(|e| e.to_string())?;
+    let shape = RecordedShape::<Scalar>::record_shape(circuit).map_err(|e| e.to_string())?;
     let record_ms = ms(t);
     say(format!("recorded {} constraints, {} aux in {record_ms:.0} ms", shape.num_constraints(), shape.num_aux()));
     let t = Instant::now();
@@ -98,6 +135,7 @@ fn run(args: &Args) -> Result<serde_json::Value, String> {
         say(format!("rep {rep}: gadgets {:.0} ms, replay {:.0} ms, equal", gadgets[rep], replays[rep]));
     }
     Ok(serde_json::json!({
+        "kind": args.kind,
         "sector_size": args.sector_size.short_name(),
         "challenges": args.challenges,
         "constraints": shape.num_constraints(),
