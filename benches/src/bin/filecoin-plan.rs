@@ -16,7 +16,7 @@ use blstrs::Scalar;
 use clap::Parser;
 use cuzk_filecoin::porep::PoRepRequest;
 use cuzk_filecoin::window_post::WindowPoStRequest;
-use cuzk_filecoin::{synthetic, testdata, FilecoinCircuit, Partitions, SectorSize};
+use cuzk_filecoin::{synthetic, testdata, FilecoinCircuit, Request, SectorSize};
 use cuzk_synth::recorded::Rule;
 use cuzk_synth::{Circuit, RecordedShape};
 
@@ -46,35 +46,20 @@ fn parse_size(s: &str) -> Result<SectorSize, String> {
 }
 
 /// A synthetic request of the kind and size asked for.
-enum Request {
-    PoRep(Box<PoRepRequest>),
-    WindowPoSt(WindowPoStRequest),
-}
-
-impl Request {
-    fn new(kind: &str, size: SectorSize) -> Result<Request, String> {
-        let e = |e: cuzk_filecoin::FilecoinError| e.to_string();
-        match kind {
-            "porep" => {
-                let c1 = synthetic::porep_c1(size, 1000, 1, [7; 32], [9; 32]).map_err(e)?;
-                Ok(Request::PoRep(Box::new(PoRepRequest::new(c1, 1, 1000).map_err(e)?)))
-            }
-            _ => {
-                let proof = testdata::window_proof(size);
-                let sectors: Vec<u64> = (1..).take(proof.sector_count()).collect();
-                let vanilla = synthetic::post_vanilla(proof, 1000, [3; 32], &sectors).map_err(e)?;
-                Ok(Request::WindowPoSt(WindowPoStRequest { proof, randomness: [3; 32], miner_id: 1000, partition_index: 0, vanilla }))
-            }
+fn request(kind: &str, size: SectorSize) -> Result<Request, String> {
+    let e = |e: cuzk_filecoin::FilecoinError| e.to_string();
+    Ok(match kind {
+        "porep" => {
+            let c1 = synthetic::porep_c1(size, 1000, 1, [7; 32], [9; 32]).map_err(e)?;
+            PoRepRequest::new(c1, 1, 1000).map_err(e)?.into()
         }
-    }
-
-    fn prepare(&self) -> Result<Partitions, String> {
-        match self {
-            Request::PoRep(r) => r.prepare(),
-            Request::WindowPoSt(r) => r.prepare(),
+        _ => {
+            let proof = testdata::window_proof(size);
+            let sectors: Vec<u64> = (1..).take(proof.sector_count()).collect();
+            let vanilla = synthetic::post_vanilla(proof, 1000, [3; 32], &sectors).map_err(e)?;
+            WindowPoStRequest { proof, randomness: [3; 32], miner_id: 1000, partition_index: 0, vanilla }.into()
         }
-        .map_err(|e| e.to_string())
-    }
+    })
 }
 
 /// The first part of partition 0: a run of at most `challenges` of its
@@ -87,7 +72,7 @@ fn part(request: &Request, challenges: usize) -> Result<FilecoinCircuit, String>
 
 /// Partition 0 cut into `runs` runs of its blocks.
 fn parts(request: &Request, runs: usize) -> Result<Vec<FilecoinCircuit>, String> {
-    let partitions = request.prepare()?;
+    let partitions = request.prepare().map_err(|e| e.to_string())?;
     let circuit = partitions.circuits.into_iter().next().ok_or("no partition")?;
     circuit.split(runs).map(|s| s.parts).map_err(|_| "the partition did not split".to_string())
 }
@@ -104,7 +89,7 @@ fn ms(t: Instant) -> f64 {
 fn run(args: &Args) -> Result<serde_json::Value, String> {
     let say = |s: String| eprintln!("filecoin-plan: {s}");
     let t = Instant::now();
-    let request = Request::new(&args.kind, args.sector_size)?;
+    let request = request(&args.kind, args.sector_size)?;
     say(format!("synthetic {} {} inputs in {:.1} s", args.sector_size, args.kind, t.elapsed().as_secs_f64()));
 
     let circuit = part(&request, args.challenges)?;

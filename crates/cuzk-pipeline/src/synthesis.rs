@@ -249,7 +249,6 @@ pub(crate) type Reserve = Arc<dyn Fn(u64, u64) -> Result<(), u64> + Send + Sync>
 
 /// A synthesizer's way into the budget: the engine's [`Reserve`] and the
 /// bytes of one partition of its parameter file.
-#[derive(Clone)]
 pub(crate) struct Admission {
     pub(crate) reserve: Reserve,
     pub(crate) partition: u64,

@@ -225,20 +225,25 @@ impl<'a, S: PrimeField> Planner<'a, S> {
     fn known(&mut self, v: u32, rule: Rule) {
         let was_boolean = self.state[v as usize] == BOOLEAN;
         self.state[v as usize] = KNOWN;
-        let (s, e) = (self.var_ptr[v as usize] as usize, self.var_ptr[v as usize + 1] as usize);
-        for &r in &self.rows_of[s..e] {
-            self.unknown_terms[r as usize] -= 1;
+        for i in self.rows_of_var(v) {
+            let r = self.rows_of[i] as usize;
+            self.unknown_terms[r] -= 1;
             if !was_boolean {
-                self.unsure_terms[r as usize] -= 1;
+                self.unsure_terms[r] -= 1;
             }
         }
         self.steps.push((v, rule));
         self.wake(v);
     }
 
+    /// Where the rows of aux variable `v` sit in `rows_of`.
+    fn rows_of_var(&self, v: u32) -> std::ops::Range<usize> {
+        self.var_ptr[v as usize] as usize..self.var_ptr[v as usize + 1] as usize
+    }
+
     fn wake(&mut self, v: u32) {
-        let (s, e) = (self.var_ptr[v as usize] as usize, self.var_ptr[v as usize + 1] as usize);
-        self.work.extend(self.rows_of[s..e].iter().filter(|&&r| !self.row_done[r as usize]));
+        let rows = &self.rows_of[self.rows_of_var(v)];
+        self.work.extend(rows.iter().filter(|&&r| !self.row_done[r as usize]));
     }
 
     fn drain(&mut self) {
@@ -290,9 +295,8 @@ impl<'a, S: PrimeField> Planner<'a, S> {
                 self.row_done[r_us] = true;
                 if self.state[u.var as usize] == UNKNOWN {
                     self.state[u.var as usize] = BOOLEAN;
-                    let (s, e) = (self.var_ptr[u.var as usize] as usize, self.var_ptr[u.var as usize + 1] as usize);
-                    for &row in &self.rows_of[s..e] {
-                        self.unsure_terms[row as usize] -= 1;
+                    for i in self.rows_of_var(u.var) {
+                        self.unsure_terms[self.rows_of[i] as usize] -= 1;
                     }
                     self.wake(u.var);
                 }
