@@ -27,6 +27,7 @@ fn at_shape<Tree: Shape, CS: ConstraintSystem<Scalar>>(
         ShapeCircuit::PoRep(c) => c.synthesize(cs),
         ShapeCircuit::PoRepPartition(c) => c.synthesize(cs),
         ShapeCircuit::PoSt(c) => c.synthesize(cs),
+        ShapeCircuit::PoStPartition(p) => p.circuit.synthesize(cs),
         ShapeCircuit::Snap(c) => c.synthesize(cs),
     }
 }

@@ -6,11 +6,12 @@
 //! 32 GiB, 8-8-2 for 64 GiB). [`ShapeCircuit`] holds a kind's circuit at one
 //! shape and [`FilecoinCircuit`] picks the shape. Synthesis runs the circuit
 //! unchanged through cuzk-synth's bellpepper adapter, whole or in parts
-//! (see [`crate::split`]).
+//! (see [`crate::split`]), or, for a PoSt, replayed from its rows (see
+//! [`crate::post_values`]).
 
 use blstrs::Scalar;
 use cuzk_synth::bellpepper::Bellpepper;
-use cuzk_synth::{Circuit, ConstraintSystem, Split, SynthesisError};
+use cuzk_synth::{BlockValues, Circuit, ConstraintSystem, Split, SynthesisError};
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_hashers::sha256::Sha256Hasher;
 use filecoin_proofs::{SectorShapeBase, SectorShapeSub8, SectorShapeTop2};
@@ -20,6 +21,7 @@ use storage_proofs_post::fallback::FallbackPoStCircuit;
 use storage_proofs_update::EmptySectorUpdateCircuit;
 
 use crate::kind::SectorSize;
+use crate::post_values::PoStPartition;
 use crate::split::{self, PoRepPartition};
 
 /// A kind's circuit at one tree shape.
@@ -28,8 +30,11 @@ pub enum ShapeCircuit<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> 
     PoRep(StackedCircuit<Tree, Sha256Hasher>),
     /// A PoRep partition to prove.
     PoRepPartition(PoRepPartition<Tree>),
-    /// A WindowPoSt partition or a WinningPoSt proof.
+    /// A WindowPoSt partition or a WinningPoSt proof without values, as
+    /// parameters are made from it (and the parts of one cut).
     PoSt(FallbackPoStCircuit<Tree>),
+    /// A WindowPoSt partition or a WinningPoSt proof to prove.
+    PoStPartition(PoStPartition<Tree>),
     /// A SnapDeals partition.
     Snap(EmptySectorUpdateCircuit<Tree>),
 }
@@ -90,6 +95,7 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
             ShapeCircuit::PoRep(c) => Bellpepper(c).synthesize(cs),
             ShapeCircuit::PoRepPartition(c) => Bellpepper(c).synthesize(cs),
             ShapeCircuit::PoSt(c) => Bellpepper(c).synthesize(cs),
+            ShapeCircuit::PoStPartition(p) => Bellpepper(p.circuit).synthesize(cs),
             ShapeCircuit::Snap(c) => Bellpepper(c).synthesize(cs),
         }
     }
@@ -98,7 +104,15 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
         match self {
             ShapeCircuit::PoRepPartition(c) => Ok(c.split(parts).map(ShapeCircuit::PoRepPartition)),
             ShapeCircuit::PoSt(c) => Ok(split::post(c, parts).map(ShapeCircuit::PoSt)),
+            ShapeCircuit::PoStPartition(p) => Ok(split::post(p.circuit, parts).map(ShapeCircuit::PoSt)),
             whole => Err(whole),
+        }
+    }
+
+    fn take_block_values(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
+        match self {
+            ShapeCircuit::PoStPartition(p) => p.take_blocks(),
+            _ => None,
         }
     }
 }
@@ -117,6 +131,14 @@ impl Circuit<Scalar> for FilecoinCircuit {
             FilecoinCircuit::Base(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Base)).map_err(FilecoinCircuit::Base),
             FilecoinCircuit::Sub8(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Sub8)).map_err(FilecoinCircuit::Sub8),
             FilecoinCircuit::Top2(c) => c.split(parts).map(|s| s.map(FilecoinCircuit::Top2)).map_err(FilecoinCircuit::Top2),
+        }
+    }
+
+    fn take_block_values(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
+        match self {
+            FilecoinCircuit::Base(c) => c.take_block_values(),
+            FilecoinCircuit::Sub8(c) => c.take_block_values(),
+            FilecoinCircuit::Top2(c) => c.take_block_values(),
         }
     }
 }

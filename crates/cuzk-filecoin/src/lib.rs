@@ -15,6 +15,7 @@ pub mod error;
 pub mod kind;
 pub mod porep;
 pub mod post;
+pub mod post_values;
 pub mod proofs;
 pub mod prover_id;
 pub mod reference;

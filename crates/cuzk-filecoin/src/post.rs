@@ -24,6 +24,7 @@ use storage_proofs_post::fallback::{self, FallbackPoStCompound, PublicSector};
 pub use filecoin_proofs_api::RegisteredPoStProof;
 
 use crate::{CircuitId, FilecoinCircuit, FilecoinError, ParamCache, ProofKind, SectorSize, Shape, ShapeCircuit};
+use crate::post_values::PoStPartition;
 
 /// filecoin-proofs-api's PoSt proof types in the order of their numbers.
 /// Go's `abi.RegisteredPoStProof` (go-state-types) and the FFI use the same
@@ -226,7 +227,7 @@ pub(crate) fn circuit<Tree: Shape>(
 ) -> Result<FilecoinCircuit, FilecoinError> {
     let circuit = guarded(|| FallbackPoStCompound::<Tree>::circuit(pub_in, Default::default(), proof, pp, Some(0)))
         .map_err(|message| FilecoinError::Filecoin { during: format!("building the {:?} circuit", circuit_id.kind), message })?;
-    Ok(Tree::wrap(ShapeCircuit::PoSt(circuit)))
+    Ok(Tree::wrap(ShapeCircuit::PoStPartition(PoStPartition::new(circuit, proof))))
 }
 
 /// Runs a filecoin-proofs call on request data, turning both its error and

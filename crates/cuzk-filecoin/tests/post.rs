@@ -17,7 +17,7 @@ use cuzk_groth16::params::PointChecks;
 use cuzk_groth16::Parameters;
 use common::shape::{bellpepper_hash, bellpepper_shape, cuzk_blank_shape, Format, Shape};
 use cuzk_filecoin::testdata::SealedSector;
-use cuzk_synth::TestConstraintSystem;
+use cuzk_synth::{TestConstraintSystem, WitnessPass};
 use filecoin_proofs::{
     generate_single_window_post_with_vanilla, generate_winning_post_with_vanilla, merge_window_post_partition_proofs,
     verify_window_post, verify_winning_post, FallbackPoStSectorProof, PartitionSnarkProof, PoStConfig,
@@ -124,21 +124,22 @@ fn winning_post_end_to_end() {
 }
 
 /// WinningPoSt's one sector cuts by its 66 challenges, a WindowPoSt
-/// partition by its sectors; either way the witness in parts is the whole one.
+/// partition by its sectors; either way the witness in parts, and the one
+/// replayed from the rows by those blocks, is the whole one.
 #[test]
 fn post_witness_in_parts_is_the_whole_witness() {
     let r = randomness(7);
     let sectors: Vec<&SealedSector> = sealed().sectors.iter().collect();
     let winning = winning_request(r, vanilla(WINNING, &r, &sectors[..1]));
-    common::check_witness_in_parts(|| winning.prepare().unwrap().circuits.remove(0), 3);
+    common::check_witness_in_parts(|| winning.prepare().unwrap().circuits.remove(0), 3, WitnessPass::Replay);
     let window = window_request(WINDOW, r, 0, vanilla(WINDOW, &r, &sectors[..2]));
-    common::check_witness_in_parts(|| window.prepare().unwrap().circuits.remove(0), 2);
+    common::check_witness_in_parts(|| window.prepare().unwrap().circuits.remove(0), 2, WitnessPass::Replay);
 }
 
 /// The filecoin-proofs circuit inside a prepared 2 KiB request.
 fn post_circuit(mut partitions: cuzk_filecoin::Partitions) -> FallbackPoStCircuit<Tree> {
     match partitions.circuits.remove(0) {
-        FilecoinCircuit::Base(ShapeCircuit::PoSt(c)) => c,
+        FilecoinCircuit::Base(ShapeCircuit::PoStPartition(p)) => p.circuit,
         _ => panic!("a 2 KiB PoSt request gave another circuit"),
     }
 }

@@ -27,6 +27,32 @@ pub trait Circuit<S: PrimeField> {
         let _ = parts;
         Err(self)
     }
+
+    /// For a circuit that [`Circuit::split`]s into a prefix and blocks of
+    /// one shape: each block's values that its recorded rows cannot
+    /// determine, in block order, so that recorded synthesis computes the
+    /// witness from the rows ([`crate::RecordedShape::witness`]) instead of
+    /// running the gadgets. `None` (the default) runs the gadgets. Taken,
+    /// not copied (a 32 GiB WindowPoSt partition's are 53 MB): a circuit
+    /// asked twice may answer `None`.
+    ///
+    /// The values come from the proof's own data (a Merkle path's siblings,
+    /// a leaf); which ones the rows leave free is the recording's plan, so
+    /// a circuit giving values must say them in the order the plan takes
+    /// them (lowest aux index first). A wrong or misplaced value is never a
+    /// wrong proof: the replayed witness is held to every row.
+    fn take_block_values(&mut self) -> Option<Vec<BlockValues<S>>> {
+        None
+    }
+}
+
+/// One block's values for a replay ([`Circuit::take_block_values`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockValues<S> {
+    /// The public inputs the block allocates, in order.
+    pub inputs: Vec<S>,
+    /// The aux values its rows leave free, in increasing aux index.
+    pub free: Vec<S>,
 }
 
 /// A circuit cut for parallel witness generation by [`Circuit::split`].

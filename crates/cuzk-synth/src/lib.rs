@@ -31,10 +31,10 @@ pub mod test_cs;
 pub mod workloads;
 
 pub use assignment::{synthesize_batch, ProvingAssignment};
-pub use cs::{Circuit, ConstraintSystem, Namespace, Split};
+pub use cs::{BlockValues, Circuit, ConstraintSystem, Namespace, Split};
 pub use density::DensityTracker;
 pub use error::SynthesisError;
 pub use lc::{Index, LinearCombination, Variable};
-pub use recorded::{RecordedShape, Witness};
+pub use recorded::{RecordedShape, Witness, WitnessPass};
 pub use test_cs::TestConstraintSystem;
 pub use workloads::{Workload, WorkloadCircuit};

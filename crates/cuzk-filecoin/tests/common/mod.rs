@@ -55,16 +55,20 @@ pub fn test_params(id: CircuitId) -> ParamCache {
 }
 
 /// Recorded once, the circuit `make` builds gives the classic witness when
-/// its witness is computed in parts on three threads, and it cuts into
-/// `parts` parts there.
-pub fn check_witness_in_parts(make: impl Fn() -> cuzk_filecoin::FilecoinCircuit, parts: usize) {
-    use cuzk_synth::{Circuit, RecordedShape};
+/// its witness is computed in parts on three threads (it cuts into `parts`
+/// parts there), and again by `pass` when it keeps its block values.
+pub fn check_witness_in_parts(make: impl Fn() -> cuzk_filecoin::FilecoinCircuit, parts: usize, pass: cuzk_synth::WitnessPass) {
+    use cuzk_synth::{Circuit, RecordedShape, WitnessPass};
     let (shape, classic) = RecordedShape::record(make()).expect("record the circuit");
     let Ok(split) = make().split(3) else { panic!("the circuit does not cut into parts") };
     assert_eq!(split.parts.len(), parts);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool of three threads");
-    let circuit = make();
-    let witness = pool.install(|| shape.witness(circuit)).expect("the witness in parts");
-    assert!(witness.inputs == classic.input_assignment, "inputs differ from the classic witness");
-    assert!(witness.aux == classic.aux_assignment, "aux variables differ from the classic witness");
+    let mut gadgets = make();
+    drop(gadgets.take_block_values());
+    for (circuit, want) in [(gadgets, WitnessPass::Gadgets), (make(), pass)] {
+        let (witness, how) = pool.install(|| shape.witness_pass(circuit)).expect("the witness in parts");
+        assert_eq!(how, want);
+        assert!(witness.inputs == classic.input_assignment, "inputs differ from the classic witness ({how:?})");
+        assert!(witness.aux == classic.aux_assignment, "aux variables differ from the classic witness ({how:?})");
+    }
 }

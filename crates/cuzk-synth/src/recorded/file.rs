@@ -368,5 +368,6 @@ fn parse_body<S: PrimeField>(rd: &mut Cursor<'_>) -> Result<RecordedShape<S>, Sy
         matrices,
         densities,
         digest: OnceLock::new(),
+        block_plan: OnceLock::new(),
     })
 }

@@ -14,6 +14,7 @@
 //! Recordings persist in a
 //! versioned, checksummed file (see [`file`]).
 
+mod blocks;
 mod file;
 mod matrix;
 mod parts;
@@ -31,7 +32,7 @@ use ff::PrimeField;
 
 pub use file::{MAGIC, VERSION};
 pub use matrix::{CoeffIndexSlice, CoeffIndices, Csr, MINUS_ONE, NARROW_TABLE_LIMIT, ONE};
-pub use shape::RecordedShape;
+pub use shape::{RecordedShape, WitnessPass};
 pub use solve::{PlanSummary, Rule, SolvePlan};
 pub use witness::Witness;
 

@@ -54,7 +54,7 @@ impl<S: PrimeField> Piece<S> for WitnessCs<S> {
 
 /// One pass over `circuit`, the constant one first, sized for `inputs` and
 /// `aux` variables.
-fn run<S: PrimeField, C: Circuit<S>, P: Piece<S>>(circuit: C, inputs: usize, aux: usize) -> Result<P, SynthesisError> {
+pub(crate) fn run<S: PrimeField, C: Circuit<S>, P: Piece<S>>(circuit: C, inputs: usize, aux: usize) -> Result<P, SynthesisError> {
     let mut cs = P::sized(inputs, aux);
     cs.alloc_input(|| "one", || Ok(S::ONE))?;
     circuit.synthesize(&mut cs)?;

@@ -17,13 +17,19 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Errors name the row: a zero divisor, a packed sum that is not a sum
     /// of its digits; or the count of free values.
     pub fn replay(&self, plan: &SolvePlan, inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
+        let inverses: Vec<S> = self.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
+        self.replay_inverted(plan, &inverses, inputs, free)
+    }
+
+    /// [`RecordedShape::replay`] with the inverse of every coefficient
+    /// (zero for zero) computed once for many replays.
+    pub(crate) fn replay_inverted(&self, plan: &SolvePlan, inverses: &[S], inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
         if inputs.len() != self.num_inputs {
             return Err(replay_error(format!("{} inputs given, the shape has {}", inputs.len(), self.num_inputs)));
         }
         if free.len() != plan.summary.free {
             return Err(replay_error(format!("{} free values given, the plan has {}", free.len(), plan.summary.free)));
         }
-        let inverses: Vec<S> = self.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
         let mut aux = vec![S::ZERO; self.num_aux];
         let mut free = free.iter();
         let steps = &plan.steps;

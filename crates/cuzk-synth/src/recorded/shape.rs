@@ -4,10 +4,11 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use ff::PrimeField;
+use ff::{PrimeField, PrimeFieldBits};
 
 use super::matrix::Csr;
 use super::witness::{Trace, Witness, WitnessCs};
+use super::blocks::PlanCache;
 use super::{parts, record, spmv};
 use crate::{Circuit, DensityTracker, ProvingAssignment, SynthesisError};
 
@@ -37,6 +38,18 @@ pub struct RecordedShape<S: PrimeField> {
     /// a_aux, b_input, b_aux, as `ProvingAssignment` holds them.
     pub(crate) densities: [DensityTracker; 3],
     pub(crate) digest: OnceLock<[u8; 32]>,
+    /// The plan of one block, for circuits that give their block values
+    /// (see the `blocks` module); made on first use.
+    pub(crate) block_plan: PlanCache<S>,
+}
+
+/// How a witness was computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WitnessPass {
+    /// By the circuit's own gadgets, without building linear combinations.
+    Gadgets,
+    /// From the rows, block by block, from the circuit's block values.
+    Replay,
 }
 
 impl<S: PrimeField> RecordedShape<S> {
@@ -68,10 +81,14 @@ impl<S: PrimeField> RecordedShape<S> {
             matrices: rec.matrices,
             densities: rec.densities,
             digest: OnceLock::new(),
+            block_plan: OnceLock::new(),
         };
         Ok((shape, rec.witness))
     }
 
+}
+
+impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Witness-only synthesis, then the products: equal to
     /// `ProvingAssignment::synthesize(circuit)` (a, b, c, inputs, aux,
     /// densities) for a circuit of this shape with a satisfying witness.
@@ -79,10 +96,21 @@ impl<S: PrimeField> RecordedShape<S> {
         self.evaluate(self.witness(circuit)?)
     }
 
-    /// The first half: runs `circuit` without building any linear
-    /// combination and checks its counts and trace against the recording.
-    /// A circuit that splits runs in parts on the current rayon pool.
+    /// The first half: [`RecordedShape::witness_pass`] without saying how.
     pub fn witness<C: Circuit<S> + Send>(&self, circuit: C) -> Result<Witness<S>, SynthesisError> {
+        self.witness_pass(circuit).map(|(w, _)| w)
+    }
+
+    /// The first half. A circuit that gives its block values
+    /// ([`Circuit::take_block_values`]) has its witness replayed from the rows,
+    /// block by block on the current rayon pool. Any other runs without
+    /// building any linear combination, its counts and trace checked
+    /// against the recording; one that splits runs in parts on the pool.
+    pub fn witness_pass<C: Circuit<S> + Send>(&self, circuit: C) -> Result<(Witness<S>, WitnessPass), SynthesisError> {
+        let circuit = match self.replay_blocks(circuit)? {
+            Ok(w) => return Ok((w, WitnessPass::Replay)),
+            Err(circuit) => circuit,
+        };
         let cs: WitnessCs<S> = parts::pieces(circuit, self.num_inputs, self.num_aux)?;
         let checks = [
             ("the number of public inputs", self.num_inputs as u64, cs.witness.inputs.len() as u64),
@@ -92,10 +120,12 @@ impl<S: PrimeField> RecordedShape<S> {
         ];
         match checks.into_iter().find(|(_, recorded, found)| recorded != found) {
             Some((what, recorded, found)) => Err(SynthesisError::ShapeMismatch { what, recorded, found }),
-            None => Ok(cs.witness),
+            None => Ok((cs.witness, WitnessPass::Gadgets)),
         }
     }
+}
 
+impl<S: PrimeField> RecordedShape<S> {
     /// The second half: a = A·w, b = B·w, c = C·w in parallel, every row
     /// checked, and the recorded densities.
     pub fn evaluate(&self, w: Witness<S>) -> Result<ProvingAssignment<S>, SynthesisError> {

@@ -1,0 +1,199 @@
+//! Witnesses replayed from the rows, block by block: for a circuit that is
+//! a prefix followed by blocks of one shape ([`Circuit::split`]) and gives
+//! each block's free values ([`Circuit::take_block_values`]).
+//!
+//! Why blocks: a plan of a whole partition (a 32 GiB WindowPoSt partition
+//! has 125 M constraints) would cost seconds on one thread and gigabytes;
+//! a plan of one block (one sector: 53 k constraints) costs milliseconds,
+//! serves every block, and the blocks replay on every thread at once.
+//!
+//! The plan is made on a small standalone shape, the prefix and the first
+//! block as the whole circuit records them, with the prefix's aux
+//! variables turned into inputs (their values come from running the
+//! prefix, which is cheap: a PoSt's is empty or one sector's commitments).
+//! Each block replays through that shape with its own inputs and free
+//! values; the whole witness is then held to every row of the recording
+//! like any other, so blocks that differ in structure (which the circuit
+//! promises they do not) fail the proof, never make a wrong one.
+
+use std::sync::{Arc, OnceLock};
+
+use ff::{PrimeField, PrimeFieldBits};
+use rayon::prelude::*;
+
+use super::matrix::{CoeffIndices, Csr, NARROW_TABLE_LIMIT, ONE};
+use super::solve::SolvePlan;
+use super::witness::{Trace, WitnessCs};
+use super::{parts, RecordedShape, Witness};
+use crate::{Circuit, DensityTracker, SynthesisError};
+
+/// How many inputs, aux variables and circuit constraints a piece holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Counts {
+    inputs: usize,
+    aux: usize,
+    constraints: usize,
+}
+
+/// The plan of one block, made once per recording and kept with it.
+pub(crate) struct BlockPlan<S: PrimeField> {
+    prefix: Counts,
+    block: Counts,
+    /// The prefix and the first block, the prefix's aux variables as inputs
+    /// after the block's own inputs.
+    shape: RecordedShape<S>,
+    plan: SolvePlan,
+    /// The inverse of every coefficient (zero for zero), computed once.
+    inverses: Vec<S>,
+}
+
+/// Where a cached block plan is kept on its shape.
+pub(crate) type PlanCache<S> = OnceLock<Result<Arc<BlockPlan<S>>, String>>;
+
+impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
+    /// The witness of `circuit` replayed from its block values, or the
+    /// circuit back (`Err`) when it gives none or does not split. Errors
+    /// name what does not fit: counts that do not divide into equal
+    /// blocks, a block with the wrong number of inputs or free values, a
+    /// row of the replay.
+    pub(crate) fn replay_blocks<C: Circuit<S> + Send>(&self, mut circuit: C) -> Result<Result<Witness<S>, C>, SynthesisError> {
+        let Some(values) = circuit.take_block_values() else { return Ok(Err(circuit)) };
+        // Two: a circuit may refuse to cut itself into one part.
+        let prefix = match circuit.split(2) {
+            Ok(split) => split.prefix,
+            Err(whole) => return Ok(Err(whole)),
+        };
+        let prefix: WitnessCs<S> = parts::run(prefix, 1, 0)?;
+        let prefix_counts = Counts {
+            inputs: prefix.witness.inputs.len(),
+            aux: prefix.witness.aux.len(),
+            constraints: prefix.trace.constraints,
+        };
+        let block = self.block_counts(prefix_counts, values.len())?;
+        let bp = self.block_plan(prefix_counts, block)?;
+        let Witness { inputs: prefix_inputs, aux: prefix_aux } = prefix.witness;
+        let mut inputs = prefix_inputs.clone();
+        for (k, v) in values.iter().enumerate() {
+            if v.inputs.len() != block.inputs {
+                return Err(replay_error(format!("block {k} gives {} inputs, its rows have {}", v.inputs.len(), block.inputs)));
+            }
+            inputs.extend_from_slice(&v.inputs);
+        }
+        let mut aux = Vec::with_capacity(self.num_aux);
+        aux.extend_from_slice(&prefix_aux);
+        aux.resize(self.num_aux, S::ZERO);
+        aux[prefix_counts.aux..].par_chunks_mut(block.aux).zip(values.par_iter()).enumerate().try_for_each(|(k, (to, v))| {
+            let mut own = Vec::with_capacity(bp.shape.num_inputs);
+            own.extend_from_slice(&prefix_inputs);
+            own.extend_from_slice(&v.inputs);
+            own.extend_from_slice(&prefix_aux);
+            let w = bp.shape.replay_inverted(&bp.plan, &bp.inverses, own, &v.free).map_err(|e| in_block(k, e))?;
+            to.copy_from_slice(&w.aux);
+            Ok(())
+        })?;
+        Ok(Ok(Witness { inputs, aux }))
+    }
+
+    /// Each block's counts: what the whole holds beyond the prefix, split
+    /// evenly over `blocks` blocks.
+    fn block_counts(&self, prefix: Counts, blocks: usize) -> Result<Counts, SynthesisError> {
+        let whole = [self.num_inputs, self.num_aux, self.trace.constraints];
+        let fixed = [prefix.inputs, prefix.aux, prefix.constraints];
+        let mut each = [0; 3];
+        for (i, name) in ["inputs", "aux variables", "constraints"].iter().enumerate() {
+            let rest = whole[i].checked_sub(fixed[i]).filter(|&r| blocks > 0 && r % blocks == 0);
+            each[i] = rest.map(|r| r / blocks).ok_or_else(|| {
+                replay_error(format!("{} {name} after a prefix of {} do not make {blocks} equal blocks", whole[i], fixed[i]))
+            })?;
+        }
+        if each[1] == 0 {
+            return Err(replay_error("the blocks allocate no aux variable".into()));
+        }
+        Ok(Counts { inputs: each[0], aux: each[1], constraints: each[2] })
+    }
+
+    /// The cached plan for these counts, made on first use.
+    fn block_plan(&self, prefix: Counts, block: Counts) -> Result<Arc<BlockPlan<S>>, SynthesisError> {
+        let make = || self.make_block_plan(prefix, block).map(Arc::new);
+        let plan = match self.block_plan.get_or_init(make) {
+            Ok(bp) if bp.prefix == prefix && bp.block == block => Ok(bp.clone()),
+            // A shape is recorded for one circuit, whose blocks do not
+            // change; counts that do are planned without being kept.
+            Ok(_) => make(),
+            Err(e) => Err(e.clone()),
+        };
+        plan.map_err(replay_error)
+    }
+
+    fn make_block_plan(&self, prefix: Counts, block: Counts) -> Result<BlockPlan<S>, String> {
+        let shape = self.first_block(prefix, block)?;
+        let plan = shape.solve_plan();
+        let inverses = shape.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
+        Ok(BlockPlan { prefix, block, shape, plan, inverses })
+    }
+
+    /// The prefix and the first block as a shape of their own: the rows
+    /// they enforce, the prefix's aux variables moved to inputs after the
+    /// block's, the block's aux variables its aux, then one
+    /// input-independence row per input as every shape has.
+    fn first_block(&self, prefix: Counts, block: Counts) -> Result<RecordedShape<S>, String> {
+        let own_inputs = prefix.inputs + block.inputs;
+        let num_inputs = own_inputs + prefix.aux;
+        let rows = prefix.constraints + block.constraints;
+        let last_aux = prefix.aux + block.aux;
+        let column = |c: u32| -> Option<u32> {
+            let c = c as usize;
+            if c < own_inputs {
+                return Some(c as u32);
+            }
+            let j = c.checked_sub(self.num_inputs).filter(|&j| j < last_aux)?;
+            u32::try_from(own_inputs + j).ok()
+        };
+        let matrices: [Result<Csr, String>; 3] = std::array::from_fn(|mi| {
+            let m = &self.matrices[mi];
+            let (mut row_ptr, mut cols, mut coeffs) = (vec![0u32], Vec::new(), Vec::new());
+            for r in 0..rows {
+                for (c, k) in m.row(r) {
+                    cols.push(column(c).ok_or_else(|| format!("row {r} reaches past the first block (column {c})"))?);
+                    coeffs.push(k);
+                }
+                row_ptr.push(cols.len() as u32);
+            }
+            for i in 0..num_inputs {
+                // Input-independence rows: the input in A, B and C empty.
+                if mi == 0 {
+                    cols.push(i as u32);
+                    coeffs.push(ONE);
+                }
+                row_ptr.push(cols.len() as u32);
+            }
+            let coeffs = match self.coeffs.len() <= NARROW_TABLE_LIMIT {
+                true => CoeffIndices::Narrow(coeffs.into_iter().map(|k| k as u16).collect()),
+                false => CoeffIndices::Wide(coeffs),
+            };
+            Csr::from_parts(row_ptr, cols, coeffs, num_inputs + block.aux, self.coeffs.len())
+        });
+        let [a, b, c] = matrices;
+        Ok(RecordedShape {
+            num_inputs,
+            num_aux: block.aux,
+            trace: Trace { constraints: rows, hash: 0 },
+            coeffs: self.coeffs.clone(),
+            matrices: [a?, b?, c?],
+            densities: [DensityTracker::new(), DensityTracker::new(), DensityTracker::new()],
+            digest: OnceLock::new(),
+            block_plan: OnceLock::new(),
+        })
+    }
+}
+
+fn in_block(k: usize, e: SynthesisError) -> SynthesisError {
+    match e {
+        SynthesisError::Replay(m) => replay_error(format!("block {k}: {m}")),
+        e => e,
+    }
+}
+
+fn replay_error(message: String) -> SynthesisError {
+    SynthesisError::Replay(message)
+}
