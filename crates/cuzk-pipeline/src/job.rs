@@ -121,9 +121,9 @@ pub struct Timings {
     pub total_ms: f64,
     /// Stage breakdowns summed over the job's partitions: synthesis
     /// (`synth_classic_ms`, `synth_record_ms`, `synth_load_ms`,
-    /// `synth_witness_ms`, `synth_spmv_ms`, whichever ran), the backends' own
-    /// stages of each prove call (for the GPU: the host function's
-    /// `pre_prep_ms` … `pre_destructor_ms`), and `call_ms`, the engine's
+    /// `synth_witness_ms`, `synth_replay_ms`, `synth_spmv_ms`, whichever
+    /// ran), the backends' own stages of each prove call (for the GPU: the
+    /// host function's `pre_prep_ms` … `pre_destructor_ms`), and `call_ms`, the engine's
     /// timer around those calls: the gap between `call_ms` and
     /// `pre_destructor_ms` is time no stage accounts for.
     pub stages: Vec<(String, f64)>,

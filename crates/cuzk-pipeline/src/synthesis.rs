@@ -14,7 +14,7 @@ use std::time::Instant;
 use blstrs::Scalar;
 use cuzk_groth16::Parameters;
 use cuzk_synth::recorded::RecordedShape;
-use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError, Witness};
+use cuzk_synth::{Circuit, ProvingAssignment, SynthesisError, Witness, WitnessPass};
 
 /// How partitions are synthesized.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -199,8 +199,11 @@ pub(crate) struct SynthReport {
     pub record_ms: f64,
     /// Loading a recording from its file.
     pub load_ms: f64,
-    /// Witness-only synthesis.
+    /// Witness-only synthesis by the circuit's gadgets.
     pub witness_ms: f64,
+    /// The witness replayed from the recording's rows (a circuit that
+    /// gives its block values: WindowPoSt, WinningPoSt).
+    pub replay_ms: f64,
     /// The sparse products a = A·w, b = B·w, c = C·w and the row checks on
     /// the CPU (none when the backend computes them).
     pub spmv_ms: f64,
@@ -217,6 +220,7 @@ impl SynthReport {
             ("synth_record_ms", self.record_ms),
             ("synth_load_ms", self.load_ms),
             ("synth_witness_ms", self.witness_ms),
+            ("synth_replay_ms", self.replay_ms),
             ("synth_spmv_ms", self.spmv_ms),
         ]
         .into_iter()
@@ -422,8 +426,12 @@ impl Synthesizer {
 
     fn witness<C: Circuit<Scalar> + Send>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
         let start = Instant::now();
-        let witness = shape.witness(circuit)?;
-        self.report.lock().unwrap_or_else(|p| p.into_inner()).witness_ms = ms_since(start);
+        let (witness, pass) = shape.witness_pass(circuit)?;
+        let mut report = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        match pass {
+            WitnessPass::Gadgets => report.witness_ms = ms_since(start),
+            WitnessPass::Replay => report.replay_ms = ms_since(start),
+        }
         Ok(witness)
     }
 
