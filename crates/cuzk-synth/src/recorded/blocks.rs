@@ -79,9 +79,11 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             }
             inputs.extend_from_slice(&v.inputs);
         }
+        // Zeros written on every thread: a 32 GiB WindowPoSt partition's
+        // witness is 4 GB, whose pages one thread took ~2 s to fault in.
         let mut aux = Vec::with_capacity(self.num_aux);
         aux.extend_from_slice(&prefix_aux);
-        aux.resize(self.num_aux, S::ZERO);
+        aux.par_extend(rayon::iter::repeat_n(S::ZERO, self.num_aux - prefix_counts.aux).with_min_len(1 << 16));
         aux[prefix_counts.aux..].par_chunks_mut(block.aux).zip(values.par_iter()).enumerate().try_for_each(|(k, (to, v))| {
             let mut own = Vec::with_capacity(bp.shape.num_inputs);
             own.extend_from_slice(&prefix_inputs);
