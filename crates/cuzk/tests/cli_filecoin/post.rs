@@ -66,6 +66,10 @@ fn winning_post_proved_repeatedly_reports_throughput_and_latency() {
     for job in &lines[..3] {
         assert_eq!((job["verified"].as_bool(), job["circuit_id"].as_str()), (Some(true), Some("winning-2k")), "{job}");
         assert!(job["total_ms"].as_f64().unwrap() > 0.0, "{job}");
+        // The warm-up recorded the circuit: each timed proof's witness is
+        // replayed from its rows, not run through the gadgets.
+        let stages = &job["stages"];
+        assert!(stages["synth_replay_ms"].as_f64().is_some() && stages["synth_witness_ms"].is_null(), "{job}");
     }
     let totals = &lines[3];
     assert_eq!((totals["jobs"].as_u64(), totals["clients"].as_u64()), (Some(3), Some(2)), "{totals}");
