@@ -3,7 +3,7 @@
 //! wrong or missing block values caught, never proved.
 
 use blstrs::Scalar;
-use cuzk_synth::gadgets::{AllocatedBit, Boolean};
+use cuzk_synth::gadgets::{multipack, AllocatedBit, Boolean};
 use cuzk_synth::{BlockValues, Circuit, ConstraintSystem, RecordedShape, Split, SynthesisError, WitnessPass};
 use ff::Field;
 use proptest::prelude::*;
@@ -63,27 +63,15 @@ impl Circuit<Scalar> for Sectors {
             let t_val = Scalar::from(s_val) * x_val.square();
             let t = cs.alloc(|| "t", || Ok(t_val))?;
             cs.enforce(|| "t = s y", |lc| lc + s, |lc| lc + y, |lc| lc + t);
-            let (byte_val, u_val) = self.outputs(i, s_val);
+            let (_, u_val) = self.outputs(i, s_val);
             let u = cs.alloc(|| "u", || Ok(u_val))?;
             cs.enforce(|| "u = t^2 + x", |lc| lc + t, |lc| lc + t, |lc| lc + u - x);
             let index = (self.first + i) as u64;
             let bits: Vec<Boolean> = (0..8)
                 .map(|b| AllocatedBit::alloc(cs.namespace(|| format!("bit {b}")), Some(index >> b & 1 == 1)).map(Boolean::from))
                 .collect::<Result<_, _>>()?;
-            let byte = cs.alloc_input(|| "byte", || Ok(byte_val))?;
-            cs.enforce(
-                || "pack",
-                |mut lc| {
-                    let mut coeff = Scalar::ONE;
-                    for b in &bits {
-                        lc = lc + &b.lc(CS::one(), coeff);
-                        coeff = coeff.double();
-                    }
-                    lc
-                },
-                |lc| lc + CS::one(),
-                |lc| lc + byte,
-            );
+            // The byte's input is allocated by the packing, as filecoin-proofs packs a challenge.
+            multipack::pack_into_inputs(cs.namespace(|| "byte"), &bits)?;
             let out = cs.alloc_input(|| "u", || Ok(u_val))?;
             cs.enforce(|| "out = u", |lc| lc + u, |lc| lc + CS::one(), |lc| lc + out);
         }
