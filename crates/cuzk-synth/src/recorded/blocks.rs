@@ -89,9 +89,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             own.extend_from_slice(&prefix_inputs);
             own.extend_from_slice(&v.inputs);
             own.extend_from_slice(&prefix_aux);
-            let w = bp.shape.replay_inverted(&bp.plan, &bp.inverses, own, &v.free).map_err(|e| in_block(k, e))?;
-            to.copy_from_slice(&w.aux);
-            Ok(())
+            bp.shape.replay_into(&bp.plan, &bp.inverses, &own, &v.free, to).map_err(|e| in_block(k, e))
         })?;
         Ok(Ok(Witness { inputs, aux }))
     }

@@ -18,19 +18,32 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// of its digits; or the count of free values.
     pub fn replay(&self, plan: &SolvePlan, inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
         let inverses: Vec<S> = self.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
-        self.replay_inverted(plan, &inverses, inputs, free)
+        let mut aux = vec![S::ZERO; self.num_aux];
+        self.replay_into(plan, &inverses, &inputs, free, &mut aux)?;
+        Ok(Witness { inputs, aux })
     }
 
-    /// [`RecordedShape::replay`] with the inverse of every coefficient
-    /// (zero for zero) computed once for many replays.
-    pub(crate) fn replay_inverted(&self, plan: &SolvePlan, inverses: &[S], inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
+    /// [`RecordedShape::replay`] into `aux` (this shape's aux variables),
+    /// with the inverse of every coefficient (zero for zero) computed once
+    /// for many replays: a block's replay writes straight into its slice of
+    /// the whole witness.
+    pub(crate) fn replay_into(
+        &self,
+        plan: &SolvePlan,
+        inverses: &[S],
+        inputs: &[S],
+        free: &[S],
+        aux: &mut [S],
+    ) -> Result<(), SynthesisError> {
         if inputs.len() != self.num_inputs {
             return Err(replay_error(format!("{} inputs given, the shape has {}", inputs.len(), self.num_inputs)));
         }
         if free.len() != plan.summary.free {
             return Err(replay_error(format!("{} free values given, the plan has {}", free.len(), plan.summary.free)));
         }
-        let mut aux = vec![S::ZERO; self.num_aux];
+        if aux.len() != self.num_aux {
+            return Err(replay_error(format!("room for {} aux values, the shape has {}", aux.len(), self.num_aux)));
+        }
         let mut free = free.iter();
         let steps = &plan.steps;
         let mut i = 0;
@@ -40,7 +53,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                 Rule::Unconstrained => aux[v as usize] = S::ZERO,
                 Rule::Free => aux[v as usize] = *free.next().expect("free values counted above"),
                 Rule::Linear { row, matrix } => {
-                    let (rest, coeff) = self.needed(row, matrix, &[(v, 0)], &inputs, &aux)?;
+                    let (rest, coeff) = self.needed(row, matrix, &[(v, 0)], inputs, aux)?;
                     aux[v as usize] = rest * inverses[coeff as usize];
                 }
                 Rule::Bit { row, matrix, .. } => {
@@ -53,7 +66,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                         })
                         .collect();
                     digits.sort_unstable();
-                    let (rest, unit) = self.needed(row, matrix, &digits, &inputs, &aux)?;
+                    let (rest, unit) = self.needed(row, matrix, &digits, inputs, aux)?;
                     let bits = (rest * inverses[unit as usize]).to_le_bits();
                     let mut allowed = vec![false; bits.len()];
                     for &(v, e) in &digits {
@@ -69,7 +82,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             }
             i += 1;
         }
-        Ok(Witness { inputs, aux })
+        Ok(())
     }
 
     /// For row `row`, whose unknowns `digits` (sorted `(aux, exponent)`) all
