@@ -17,6 +17,7 @@
 mod blocks;
 mod file;
 mod matrix;
+mod packed;
 mod parts;
 mod record;
 mod replay;

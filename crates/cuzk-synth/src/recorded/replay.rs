@@ -79,6 +79,18 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                     i += len;
                     continue;
                 }
+                Rule::Digit { row, .. } => {
+                    let group: Vec<(u32, u16)> = steps[i..]
+                        .iter()
+                        .map_while(|&(v, r)| match r {
+                            Rule::Digit { row: x, exponent } if x == row => Some((v, exponent)),
+                            _ => None,
+                        })
+                        .collect();
+                    self.replay_digits(row, &group, inputs, aux)?;
+                    i += group.len();
+                    continue;
+                }
             }
             i += 1;
         }

@@ -20,23 +20,23 @@
 //!   its value still unknown;
 //! - *bits*: every unknown is boolean, all in one matrix, with coefficients
 //!   `k · 2^e` for distinct `e` (a packed sum, bellperson's `MultiEq`, a
-//!   number's bit decomposition): they are the binary digits of the rest.
+//!   number's bit decomposition): they are the binary digits of the rest;
+//! - *digits*: in a packed row whose operands are not all known yet, the
+//!   digits below the lowest unknown operand's weight (the `packed`
+//!   module): how a SHA-256 compression's sums are solved.
 //!
 //! Variables no rule reaches are free, chosen lowest index first (circuits
 //! allocate their data before computing with it); one that no row mentions
 //! is free too and may be anything (zero).
 //!
-//! Not yet used by the engine: the free values must come from the proof's
-//! own data (a per-kind emitter, checked by the rows), and the rules miss
-//! the digits of a `MultiEq` row whose later sums add XORs of the earlier
-//! sums' digits (about 4,300 of a SHA-256 compression's bits are free for
-//! that reason, against 512 ideally); that row's integer equation solved a
-//! segment at a time is the rule to add.
+//! The engine replays circuits that give their free values
+//! ([`crate::Circuit::take_block_values`]), block by block (`blocks`).
 
 use std::collections::HashMap;
 
-use ff::PrimeField;
+use ff::{PrimeField, PrimeFieldBits};
 
+use super::packed::{Known, PackedRows};
 use super::RecordedShape;
 
 /// How one aux variable gets its value in a plan.
@@ -63,6 +63,15 @@ pub enum Rule {
         /// Its weight, `2^exponent` times the smallest digit's coefficient.
         exponent: u16,
     },
+    /// A digit of a packed row (in C, weight `2^exponent`) solved with the
+    /// others below the row's lowest unknown operand; a segment's digits
+    /// are consecutive steps.
+    Digit {
+        /// The row.
+        row: u32,
+        /// Its weight's exponent.
+        exponent: u16,
+    },
 }
 
 /// What [`RecordedShape::solve_plan`] found, by rule.
@@ -76,7 +85,8 @@ pub struct PlanSummary {
     pub unconstrained: usize,
     /// Aux variables solved as the one unknown of a row.
     pub linear: usize,
-    /// Aux variables solved as binary digits.
+    /// Aux variables solved as binary digits (of a whole packed sum or of
+    /// a packed row's segment).
     pub bits: usize,
     /// Rows that solve something (linear or bits).
     pub solving_rows: usize,
@@ -122,13 +132,14 @@ struct Planner<'a, S: PrimeField> {
     unsure_terms: Vec<u32>,
     /// Exponent e of each coefficient table entry c with c = 2^e, and of −2^e as e + 512.
     power: HashMap<usize, u16>,
+    packed: PackedRows,
     steps: Vec<(u32, Rule)>,
     summary: PlanSummary,
     work: Vec<u32>,
     scratch: Vec<Unknown>,
 }
 
-impl<S: PrimeField> RecordedShape<S> {
+impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Plans this shape's witness from its rows (see the module doc). Costs
     /// about one pass over the nonzeros plus one per variable made known,
     /// and memory for a transposed index of the nonzeros.
@@ -160,7 +171,7 @@ impl<S: PrimeField> RecordedShape<S> {
     }
 }
 
-impl<'a, S: PrimeField> Planner<'a, S> {
+impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
     fn new(shape: &'a RecordedShape<S>) -> Self {
         let n = shape.num_aux;
         let ni = shape.num_inputs as u32;
@@ -215,6 +226,7 @@ impl<'a, S: PrimeField> Planner<'a, S> {
             unsure_terms: unknown_terms.clone(),
             unknown_terms,
             power,
+            packed: PackedRows::new(shape.num_constraints()),
             steps: Vec::new(),
             summary: PlanSummary::default(),
             work: Vec::new(),
@@ -256,6 +268,20 @@ impl<'a, S: PrimeField> Planner<'a, S> {
 
     /// Applies the first rule that fits row `r`, if any.
     fn try_row(&mut self, r: u32) {
+        let state = &self.state;
+        let digits = self.packed.advance(self.shape, &self.power, |v| match state[v as usize] {
+            KNOWN => Known::Yes,
+            BOOLEAN => Known::Boolean,
+            _ => Known::No,
+        }, r);
+        if !digits.is_empty() {
+            self.solved_by(r as usize);
+            self.summary.bits += digits.len();
+            for (v, exponent) in digits {
+                self.known(v, Rule::Digit { row: r, exponent });
+            }
+            return;
+        }
         if self.unknown_terms[r as usize] > 2 && self.unsure_terms[r as usize] > 0 {
             return;
         }
@@ -412,14 +438,10 @@ mod tests {
     fn a_sha256_chain_replays_from_its_free_bits() {
         for n in [1, 3] {
             let s = replays(Sha256Chain::new(n, 7 + n as u64));
-            // Ideally only the first block's 512 bits and each sibling's
-            // 256. The rules leave more: a `MultiEq` row packs several sums
-            // whose later operands are XORs of the earlier sums' digits, so
-            // the row never has its unknowns in one matrix only. Solving it
-            // a segment at a time (its integer equation mod 2^P) is the next
-            // rule; until then those digits are free.
-            let ideal = 512 + 256 * (n - 1);
-            assert!(s.free >= ideal && s.free < 5 * ideal * (n + 1), "{s:?}");
+            // Only the first block's 512 bits and each sibling's 256: every
+            // sum's digits follow from the rows, the packed rows' a segment
+            // at a time.
+            assert_eq!(s.free, 512 + 256 * (n - 1), "{s:?}");
             assert_eq!(s.free_booleans, s.free, "only bits are free: {s:?}");
             assert!(s.bits > 0 && s.linear > 0, "{s:?}");
         }
