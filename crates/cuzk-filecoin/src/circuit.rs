@@ -6,8 +6,8 @@
 //! 32 GiB, 8-8-2 for 64 GiB). [`ShapeCircuit`] holds a kind's circuit at one
 //! shape and [`FilecoinCircuit`] picks the shape. Synthesis runs the circuit
 //! unchanged through cuzk-synth's bellpepper adapter, whole or in parts
-//! (see [`crate::split`]), or, for a PoSt, replayed from its rows (see
-//! [`crate::post_values`]).
+//! (see [`crate::split`]), or, for a PoSt or a PoRep partition, replayed
+//! from its rows (see [`crate::post_values`] and `porep_values`).
 
 use blstrs::Scalar;
 use cuzk_synth::bellpepper::Bellpepper;
@@ -112,6 +112,7 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
     fn take_block_values(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
         match self {
             ShapeCircuit::PoStPartition(p) => p.take_blocks(),
+            ShapeCircuit::PoRepPartition(p) => p.take_blocks(),
             _ => None,
         }
     }

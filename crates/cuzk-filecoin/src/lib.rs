@@ -14,6 +14,7 @@ pub mod commitment;
 pub mod error;
 pub mod kind;
 pub mod porep;
+mod porep_values;
 pub mod post;
 pub mod post_values;
 pub mod proofs;

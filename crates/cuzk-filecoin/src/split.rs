@@ -16,13 +16,15 @@
 //! before the first challenge, so its prefix depends on how many there are.
 
 use blstrs::Scalar;
-use cuzk_synth::Split;
+use cuzk_synth::{BlockValues, Split};
 use filecoin_hashers::poseidon::{PoseidonDomain, PoseidonHasher};
 use filecoin_hashers::sha256::{Sha256Domain, Sha256Hasher};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound};
 use storage_proofs_post::fallback::{FallbackPoStCircuit, Sector};
+
+use crate::porep_values;
 
 /// A PoRep partition's circuit: the values `StackedCompound::circuit` puts
 /// into a `StackedCircuit`, kept where a part can take a run of the
@@ -36,6 +38,8 @@ pub struct PoRepPartition<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHashe
     comm_c: PoseidonDomain,
     /// One per challenge of the partition.
     proofs: Vec<stacked::Proof<Tree, Sha256Hasher>>,
+    /// Whether the block values were taken already.
+    values_taken: bool,
 }
 
 impl<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> PoRepPartition<Tree> {
@@ -61,12 +65,22 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> PoRepPartition<Tr
             comm_r_last: first.comm_r_last(),
             comm_c: first.comm_c(),
             proofs: proofs.to_vec(),
+            values_taken: false,
         })
     }
 
     /// The same commitments over `proofs`.
     fn with(&self, proofs: Vec<stacked::Proof<Tree, Sha256Hasher>>) -> Self {
         PoRepPartition { proofs, ..*self }
+    }
+
+    /// Each challenge's block values (see `crate::porep_values`), once:
+    /// taken, as `cuzk_synth::Circuit::take_block_values` says.
+    pub(crate) fn take_blocks(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
+        if std::mem::replace(&mut self.values_taken, true) {
+            return None;
+        }
+        porep_values::block_values(&self.proofs)
     }
 
     /// The prefix (no challenge) and at most `parts` runs of the challenges.

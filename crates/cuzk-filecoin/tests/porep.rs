@@ -255,7 +255,7 @@ fn circuit_shape_matches_bellperson_2kib() {
 #[test]
 fn porep_witness_in_parts_is_the_whole_witness() {
     let req = PoRepRequest::from_c1_json(&sealed().c1_json, SECTOR, MINER).unwrap();
-    common::check_witness_in_parts(|| req.prepare().unwrap().circuits.remove(0), 2, cuzk_synth::WitnessPass::Gadgets);
+    common::check_witness_in_parts(|| req.prepare().unwrap().circuits.remove(0), 2, cuzk_synth::WitnessPass::Replay);
 }
 
 #[test]
