@@ -128,7 +128,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     fn make_block_plan(&self, prefix: Counts, block: Counts) -> Result<BlockPlan<S>, String> {
         let shape = self.first_block(prefix, block)?;
         let plan = shape.solve_plan();
-        let inverses = shape.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
+        let inverses = shape.inverses();
         Ok(BlockPlan { prefix, block, shape, plan, inverses })
     }
 

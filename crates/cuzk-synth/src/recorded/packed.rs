@@ -13,6 +13,10 @@
 //! together, they make the next operands' XORs known, which raises `E`. The
 //! planner keeps, per packed row, its operand and digit terms sorted by
 //! weight and two cursors, so each look at the row costs what it advances.
+//! The replay does the same with an integer accumulator per row: each
+//! segment adds the operand terms of the weights it needs, reads its digits
+//! off and subtracts them, so a row of ~500 terms costs one pass in all,
+//! not one per segment.
 //!
 //! A row is packed when B is the constant one, C is aux variables with
 //! distinct weights `+2^e`, and A's coefficients are integers of either
@@ -27,19 +31,23 @@ use std::collections::HashMap;
 use ff::{PrimeField, PrimeFieldBits};
 
 use super::matrix::ONE;
-use super::{RecordedShape, MINUS_ONE};
+use super::RecordedShape;
 use crate::SynthesisError;
 
 /// One packed row's terms by weight, and how far the planner has solved.
 struct PackedRow {
-    /// `(exponent of the coefficient's lowest set bit, aux variable)` of A, sorted.
-    operands: Vec<(u16, u32)>,
+    row: u32,
+    /// `(exponent of |coefficient|'s lowest set bit, column, coefficient
+    /// index)` of A, inputs included, sorted.
+    operands: Vec<(u16, u32, u32)>,
     /// `(exponent, aux variable)` of C, sorted.
     digits: Vec<(u16, u32)>,
     /// Operands before this one are known.
     operand_at: usize,
-    /// Digits before this one are known.
+    /// Digits before this one are known, all solved by this row.
     digit_at: usize,
+    /// Its index in the plan's [`PackedReplay`]s, once it solved a digit.
+    replay: Option<u32>,
 }
 
 /// Which rows are packed, found on first look.
@@ -48,8 +56,26 @@ pub(super) struct PackedRows {
     kind: Vec<u32>,
     rows: Vec<PackedRow>,
     /// Per coefficient index: the exponent of its lowest set bit when its
-    /// integer is below the capacity, else `None`; filled on first need.
+    /// size is below the capacity, else `None`; filled on first need.
     low_bit: Vec<Option<u16>>,
+    replays: Vec<PackedReplay>,
+}
+
+/// What the replay needs of a packed row that solved digits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedReplay {
+    row: u32,
+    /// `(column, coefficient index, exponent)` of A, by exponent.
+    operands: Vec<(u32, u32, u16)>,
+}
+
+/// The packed rows' replays and the signed integers of their coefficients.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackedPlan {
+    rows: Vec<PackedReplay>,
+    /// Per coefficient index used by an operand: its integer modulo `2^256`
+    /// (a negative one as its two's complement); unused ones zero.
+    limbs: Vec<[u64; 4]>,
 }
 
 const NOT_LOOKED: u32 = u32::MAX;
@@ -65,20 +91,21 @@ pub(super) enum Known {
 
 impl PackedRows {
     pub(super) fn new(rows: usize) -> Self {
-        PackedRows { kind: vec![NOT_LOOKED; rows], rows: Vec::new(), low_bit: Vec::new() }
+        PackedRows { kind: vec![NOT_LOOKED; rows], rows: Vec::new(), low_bit: Vec::new(), replays: Vec::new() }
     }
 
     /// The digits of row `r` that the known operands now determine (each
-    /// `(aux variable, exponent)`, in increasing exponent), empty when none
-    /// or when `r` is not packed. `power` maps a coefficient index to `e`
-    /// for `2^e` (and `e + 512` for `−2^e`).
+    /// `(aux variable, exponent)`, in increasing exponent) and the index of
+    /// the row's [`PackedReplay`]; empty when none or when `r` is not
+    /// packed. `power` maps a coefficient index to `e` for `2^e` (and
+    /// `e + 512` for `−2^e`).
     pub(super) fn advance<S: PrimeField + PrimeFieldBits>(
         &mut self,
         shape: &RecordedShape<S>,
         power: &HashMap<usize, u16>,
         known: impl Fn(u32) -> Known,
         r: u32,
-    ) -> Vec<(u32, u16)> {
+    ) -> (Vec<(u32, u16)>, u32) {
         if self.kind[r as usize] == NOT_LOOKED {
             self.kind[r as usize] = match self.classify(shape, power, r as usize) {
                 Some(row) => {
@@ -88,21 +115,44 @@ impl PackedRows {
                 None => NOT_PACKED,
             };
         }
-        let Some(row) = self.rows.get_mut(self.kind[r as usize] as usize) else { return Vec::new() };
-        while row.operand_at < row.operands.len() && known(row.operands[row.operand_at].1) == Known::Yes {
+        let Some(row) = self.rows.get_mut(self.kind[r as usize] as usize) else { return (Vec::new(), 0) };
+        let ni = shape.num_inputs as u32;
+        let known_operand = |&(_, col, _): &(u16, u32, u32)| col < ni || known(col - ni) == Known::Yes;
+        while row.operands.get(row.operand_at).is_some_and(known_operand) {
             row.operand_at += 1;
         }
-        let below = row.operands.get(row.operand_at).map_or(u16::MAX, |&(e, _)| e);
+        let below = row.operands.get(row.operand_at).map_or(u16::MAX, |&(e, _, _)| e);
         let mut solved = Vec::new();
         while let Some(&(e, v)) = row.digits.get(row.digit_at).filter(|&&(e, _)| e < below) {
-            match known(v) {
-                Known::Yes => {}
-                Known::Boolean => solved.push((v, e)),
-                Known::No => break,
+            // A digit known otherwise would be missing from the replay's
+            // accumulator: the row stops there.
+            if known(v) != Known::Boolean {
+                break;
             }
+            solved.push((v, e));
             row.digit_at += 1;
         }
-        solved
+        if solved.is_empty() {
+            return (solved, 0);
+        }
+        let replays = &mut self.replays;
+        let index = *row.replay.get_or_insert_with(|| {
+            let operands = row.operands.iter().map(|&(e, col, k)| (col, k, e)).collect();
+            replays.push(PackedReplay { row: row.row, operands });
+            (replays.len() - 1) as u32
+        });
+        (solved, index)
+    }
+
+    /// The packed rows that solved digits, for the plan.
+    pub(super) fn into_plan<S: PrimeField + PrimeFieldBits>(self, shape: &RecordedShape<S>) -> PackedPlan {
+        let mut limbs = vec![[0u64; 4]; if self.replays.is_empty() { 0 } else { shape.coeffs.len() }];
+        for p in &self.replays {
+            for &(_, k, _) in &p.operands {
+                limbs[k as usize] = signed_limbs(shape.coeffs[k as usize]);
+            }
+        }
+        PackedPlan { rows: self.replays, limbs }
     }
 
     fn classify<S: PrimeField + PrimeFieldBits>(
@@ -134,13 +184,10 @@ impl PackedRows {
         }
         let mut operands = Vec::new();
         for (col, k) in a.row(r) {
-            let e = self.low_bit[k as usize]?;
-            if let Some(v) = col.checked_sub(ni) {
-                operands.push((e, v));
-            }
+            operands.push((self.low_bit[k as usize]?, col, k));
         }
         operands.sort_unstable();
-        Some(PackedRow { operands, digits, operand_at: 0, digit_at: 0 })
+        Some(PackedRow { row: r as u32, operands, digits, operand_at: 0, digit_at: 0, replay: None })
     }
 }
 
@@ -155,47 +202,59 @@ fn low_bit<S: PrimeField + PrimeFieldBits>(k: &S) -> Option<u16> {
     })
 }
 
+/// Per packed row of a plan, during one replay: the integer (modulo
+/// `2^256`) of the operand terms added so far less the digits read so far,
+/// and the next operand to add.
+pub(super) struct Accumulators(Vec<([u64; 4], usize)>);
+
+impl Accumulators {
+    pub(super) fn new(plan: &PackedPlan) -> Self {
+        Accumulators(vec![([0; 4], 0); plan.rows.len()])
+    }
+}
+
 impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Writes the digits `group` (`(aux variable, exponent)`, exponents
-    /// increasing) of packed row `row`: the low bits of the operands' sum
-    /// less the digits' sum, reading each as an integer. Every variable of
-    /// the row not yet computed must still be zero in `aux` (the operands
-    /// above the group's weights and the digits of the group and above), as
-    /// a replay leaves them.
-    pub(super) fn replay_digits(&self, row: u32, group: &[(u32, u16)], inputs: &[S], aux: &mut [S]) -> Result<(), SynthesisError> {
-        let [a, _, c] = &self.matrices;
-        let sum = |m: &super::Csr| {
-            let mut s = S::ZERO;
-            for (col, k) in m.row(row as usize) {
-                let x = match (col as usize).checked_sub(self.num_inputs) {
-                    None => inputs[col as usize],
-                    Some(j) => aux[j],
-                };
-                if bool::from(x.is_zero()) {
-                    continue;
-                }
-                s += match k {
-                    ONE => x,
-                    MINUS_ONE => -x,
-                    k if x == S::ONE => self.coeffs[k as usize],
-                    k => self.coeffs[k as usize] * x,
-                };
-            }
-            s
-        };
-        let diff = signed_limbs(sum(a) - sum(c));
-        let bit = |e: u16| diff[e as usize / 64] >> (e % 64) & 1 == 1;
+    /// increasing) of packed row `packed` of `plan`: adds the operand terms
+    /// up to the group's top weight to the row's accumulator (they are all
+    /// known by then), reads the digits off its bits and subtracts them;
+    /// the bits up to the top must then be clear.
+    pub(super) fn replay_digits(
+        &self,
+        plan: &PackedPlan,
+        acc: &mut Accumulators,
+        packed: u32,
+        group: &[(u32, u16)],
+        inputs: &[S],
+        aux: &mut [S],
+    ) -> Result<(), SynthesisError> {
+        let p = &plan.rows[packed as usize];
+        let (sum, next) = &mut acc.0[packed as usize];
         let top = group.last().map_or(0, |&(_, e)| e);
-        let mut next = group.iter().peekable();
-        for e in 0..=top {
-            let mine = next.next_if(|&&(_, d)| d == e);
-            match mine {
-                Some(&(v, _)) => aux[v as usize] = if bit(e) { S::ONE } else { S::ZERO },
-                None if bit(e) => {
-                    return Err(SynthesisError::Replay(format!("row {row}: the packed sum is not a sum of its digits")));
-                }
-                None => {}
+        while let Some(&(col, k, _)) = p.operands.get(*next).filter(|&&(_, _, e)| e <= top) {
+            *next += 1;
+            let x = match (col as usize).checked_sub(self.num_inputs) {
+                None => inputs[col as usize],
+                Some(j) => aux[j],
+            };
+            if x == S::ZERO {
+                continue;
             }
+            let term = match x == S::ONE {
+                true => plan.limbs[k as usize],
+                false => signed_limbs(self.coeffs[k as usize] * x),
+            };
+            *sum = add_limbs(*sum, term);
+        }
+        for &(v, e) in group {
+            let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
+            let set = sum[word] & bit != 0;
+            sum[word] &= !bit;
+            aux[v as usize] = if set { S::ONE } else { S::ZERO };
+        }
+        let low = (0..=top as usize).any(|i| sum[i / 64] >> (i % 64) & 1 == 1);
+        if low {
+            return Err(SynthesisError::Replay(format!("row {}: the packed sum is not a sum of its digits", p.row)));
         }
         Ok(())
     }
@@ -211,9 +270,8 @@ fn limbs<S: PrimeFieldBits>(x: &S) -> [u64; 4] {
     out
 }
 
-/// The integer of `x` modulo `2^256`, reading an `x` at or above `2^capacity` as
-/// the negative `x − p`: the operands known so far may fall short of the
-/// digits known so far only by what the unknown ones add.
+/// The integer of `x` modulo `2^256`, reading an `x` at or above
+/// `2^capacity` as the negative `x − p` (a `Boolean::Not` operand's term).
 fn signed_limbs<S: PrimeField + PrimeFieldBits>(x: S) -> [u64; 4] {
     let v = limbs(&x);
     let negative = (S::CAPACITY as usize..256).any(|i| v[i / 64] >> (i % 64) & 1 == 1);
@@ -222,6 +280,19 @@ fn signed_limbs<S: PrimeField + PrimeFieldBits>(x: S) -> [u64; 4] {
         true => sub_limbs([0; 4], limbs(&-x)),
         false => v,
     }
+}
+
+/// `a + b` modulo `2^256`.
+fn add_limbs(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
+    let mut out = [0u64; 4];
+    let mut carry = false;
+    for i in 0..4 {
+        let (d, c1) = a[i].overflowing_add(b[i]);
+        let (d, c2) = d.overflowing_add(carry as u64);
+        out[i] = d;
+        carry = c1 || c2;
+    }
+    out
 }
 
 /// `a − b` modulo `2^256`.

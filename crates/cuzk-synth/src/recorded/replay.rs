@@ -2,8 +2,9 @@
 //! plan's free values, each other value computed from its row as the plan
 //! says (see the `solve` module).
 
-use ff::{PrimeField, PrimeFieldBits};
+use ff::{BatchInvert, PrimeField, PrimeFieldBits};
 
+use super::packed::Accumulators;
 use super::solve::{Rule, SolvePlan};
 use super::{RecordedShape, Witness, MINUS_ONE, ONE};
 use crate::SynthesisError;
@@ -17,10 +18,19 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Errors name the row: a zero divisor, a packed sum that is not a sum
     /// of its digits; or the count of free values.
     pub fn replay(&self, plan: &SolvePlan, inputs: Vec<S>, free: &[S]) -> Result<Witness<S>, SynthesisError> {
-        let inverses: Vec<S> = self.coeffs.iter().map(|c| c.invert().unwrap_or(S::ZERO)).collect();
+        let inverses = self.inverses();
         let mut aux = vec![S::ZERO; self.num_aux];
         self.replay_into(plan, &inverses, &inputs, free, &mut aux)?;
         Ok(Witness { inputs, aux })
+    }
+
+    /// The inverse of every coefficient (zero for zero), by batch inversion:
+    /// a 32 GiB PoRep shape has ~10^5 coefficients, an inversion each took
+    /// longer than a challenge's replay.
+    pub(crate) fn inverses(&self) -> Vec<S> {
+        let mut inverses = self.coeffs.clone();
+        inverses.iter_mut().batch_invert();
+        inverses
     }
 
     /// [`RecordedShape::replay`] into `aux` (this shape's aux variables),
@@ -45,6 +55,8 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             return Err(replay_error(format!("room for {} aux values, the shape has {}", aux.len(), self.num_aux)));
         }
         let mut free = free.iter();
+        let mut acc = Accumulators::new(&plan.packed);
+        let mut group = Vec::new();
         let steps = &plan.steps;
         let mut i = 0;
         while i < steps.len() {
@@ -54,7 +66,11 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                 Rule::Free => aux[v as usize] = *free.next().expect("free values counted above"),
                 Rule::Linear { row, matrix } => {
                     let (rest, coeff) = self.needed(row, matrix, &[(v, 0)], inputs, aux)?;
-                    aux[v as usize] = rest * inverses[coeff as usize];
+                    aux[v as usize] = match coeff {
+                        ONE => rest,
+                        MINUS_ONE => -rest,
+                        k => rest * inverses[k as usize],
+                    };
                 }
                 Rule::Bit { row, matrix, .. } => {
                     let len = steps[i..].iter().take_while(|(_, r)| matches!(r, Rule::Bit { row: x, .. } if *x == row)).count();
@@ -79,15 +95,13 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                     i += len;
                     continue;
                 }
-                Rule::Digit { row, .. } => {
-                    let group: Vec<(u32, u16)> = steps[i..]
-                        .iter()
-                        .map_while(|&(v, r)| match r {
-                            Rule::Digit { row: x, exponent } if x == row => Some((v, exponent)),
-                            _ => None,
-                        })
-                        .collect();
-                    self.replay_digits(row, &group, inputs, aux)?;
+                Rule::Digit { packed, .. } => {
+                    group.clear();
+                    group.extend(steps[i..].iter().map_while(|&(v, r)| match r {
+                        Rule::Digit { packed: x, exponent } if x == packed => Some((v, exponent)),
+                        _ => None,
+                    }));
+                    self.replay_digits(&plan.packed, &mut acc, packed, &group, inputs, aux)?;
                     i += group.len();
                     continue;
                 }
@@ -122,7 +136,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                 };
                 // Most values are bits: a zero adds nothing and a one its
                 // coefficient, without a product.
-                if bool::from(x.is_zero()) {
+                if x == S::ZERO {
                     continue;
                 }
                 sums[m] += match k {
@@ -143,6 +157,10 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
         let total = match matrix {
             0 => c * divide(b)?,
             1 => c * divide(a)?,
+            // An XOR's or AND's product of bits, mostly: no product for a 0 or 1.
+            _ if a == S::ZERO || b == S::ZERO => S::ZERO,
+            _ if a == S::ONE => b,
+            _ if b == S::ONE => a,
             _ => a * b,
         };
         Ok((total - sums[matrix as usize], unit))

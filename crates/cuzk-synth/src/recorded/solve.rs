@@ -36,7 +36,7 @@ use std::collections::HashMap;
 
 use ff::{PrimeField, PrimeFieldBits};
 
-use super::packed::{Known, PackedRows};
+use super::packed::{Known, PackedPlan, PackedRows};
 use super::RecordedShape;
 
 /// How one aux variable gets its value in a plan.
@@ -67,8 +67,8 @@ pub enum Rule {
     /// others below the row's lowest unknown operand; a segment's digits
     /// are consecutive steps.
     Digit {
-        /// The row.
-        row: u32,
+        /// The packed row, as an index into the plan's `packed`.
+        packed: u32,
         /// Its weight's exponent.
         exponent: u16,
     },
@@ -102,6 +102,8 @@ pub struct SolvePlan {
     pub steps: Vec<(u32, Rule)>,
     /// Counts by rule.
     pub summary: PlanSummary,
+    /// The packed rows that solve [`Rule::Digit`]s.
+    pub packed: PackedPlan,
 }
 
 const UNKNOWN: u8 = 0;
@@ -167,7 +169,8 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             p.known(v as u32, Rule::Free);
             p.drain();
         }
-        SolvePlan { steps: p.steps, summary: p.summary }
+        let packed = p.packed.into_plan(self);
+        SolvePlan { steps: p.steps, summary: p.summary, packed }
     }
 }
 
@@ -269,16 +272,18 @@ impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
     /// Applies the first rule that fits row `r`, if any.
     fn try_row(&mut self, r: u32) {
         let state = &self.state;
-        let digits = self.packed.advance(self.shape, &self.power, |v| match state[v as usize] {
+        let known = |v: u32| match state[v as usize] {
             KNOWN => Known::Yes,
             BOOLEAN => Known::Boolean,
             _ => Known::No,
-        }, r);
+        };
+        let (digits, packed) = self.packed.advance(self.shape, &self.power, known, r);
         if !digits.is_empty() {
-            self.solved_by(r as usize);
+            self.summary.solving_rows += 1;
+            self.summary.solving_nonzeros += digits.len();
             self.summary.bits += digits.len();
             for (v, exponent) in digits {
-                self.known(v, Rule::Digit { row: r, exponent });
+                self.known(v, Rule::Digit { packed, exponent });
             }
             return;
         }

@@ -54,7 +54,9 @@ const IS_ONE: u8 = 1;
 const IS_OTHER: u8 = 2;
 
 fn classify<S: PrimeField>(v: &S) -> u8 {
-    if bool::from(v.is_zero()) {
+    // `==`, not the constant-time `is_zero`: a witness is no secret here,
+    // and this runs once per value.
+    if *v == S::ZERO {
         IS_ZERO
     } else if *v == S::ONE {
         IS_ONE
@@ -213,7 +215,7 @@ fn unpack_counts(packed: u16) -> (Option<i64>, Option<i64>) {
 fn holds<S: PrimeField>(ka: Option<i64>, kb: Option<i64>, [va, vb, vc]: [&S; 3], c: &Dot<S>) -> bool {
     match (ka, kb, c) {
         (Some(x), Some(y), Dot::Small(z)) => x * y == *z,
-        (Some(0), _, _) | (_, Some(0), _) => bool::from(vc.is_zero()),
+        (Some(0), _, _) | (_, Some(0), _) => *vc == S::ZERO,
         (Some(1), _, _) => vb == vc,
         (_, Some(1), _) => va == vc,
         _ => *va * vb == *vc,
