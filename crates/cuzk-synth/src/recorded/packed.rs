@@ -215,10 +215,10 @@ impl Accumulators {
 
 impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// Writes the digits `group` (`(aux variable, exponent)`, exponents
-    /// increasing) of packed row `packed` of `plan`: adds the operand terms
-    /// up to the group's top weight to the row's accumulator (they are all
-    /// known by then), reads the digits off its bits and subtracts them;
-    /// the bits up to the top must then be clear.
+    /// increasing) of packed row `packed` of `plan`: for each digit, adds
+    /// the operand terms up to its weight to the row's accumulator (all
+    /// known by then), reads the digit off and subtracts it; the bits up to
+    /// the top digit must then be clear.
     pub(super) fn replay_digits(
         &self,
         plan: &PackedPlan,
@@ -230,28 +230,31 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     ) -> Result<(), SynthesisError> {
         let p = &plan.rows[packed as usize];
         let (sum, next) = &mut acc.0[packed as usize];
-        let top = group.last().map_or(0, |&(_, e)| e);
-        while let Some(&(col, k, _)) = p.operands.get(*next).filter(|&&(_, _, e)| e <= top) {
-            *next += 1;
-            let x = match (col as usize).checked_sub(self.num_inputs) {
-                None => inputs[col as usize],
-                Some(j) => aux[j],
-            };
-            if x == S::ZERO {
-                continue;
-            }
-            let term = match x == S::ONE {
-                true => plan.limbs[k as usize],
-                false => signed_limbs(self.coeffs[k as usize] * x),
-            };
-            *sum = add_limbs(*sum, term);
-        }
+        // Digit by digit: a digit may be an operand of a later sum of the
+        // same row, which the planner solved in a later segment that the
+        // steps may place right after this one.
         for &(v, e) in group {
+            while let Some(&(col, k, _)) = p.operands.get(*next).filter(|&&(_, _, low)| low <= e) {
+                *next += 1;
+                let x = match (col as usize).checked_sub(self.num_inputs) {
+                    None => inputs[col as usize],
+                    Some(j) => aux[j],
+                };
+                if x == S::ZERO {
+                    continue;
+                }
+                let term = match x == S::ONE {
+                    true => plan.limbs[k as usize],
+                    false => signed_limbs(self.coeffs[k as usize] * x),
+                };
+                *sum = add_limbs(*sum, term);
+            }
             let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
             let set = sum[word] & bit != 0;
             sum[word] &= !bit;
             aux[v as usize] = if set { S::ONE } else { S::ZERO };
         }
+        let top = group.last().map_or(0, |&(_, e)| e);
         let low = (0..=top as usize).any(|i| sum[i / 64] >> (i % 64) & 1 == 1);
         if low {
             return Err(SynthesisError::Replay(format!("row {}: the packed sum is not a sum of its digits", p.row)));
