@@ -41,7 +41,7 @@ impl Circuit<Scalar> for Sums {
                 let mut cs = meq.namespace(|| format!("step {s} operand {k}"));
                 let pick = |i: usize| &words[i % words.len()];
                 operands.push(match *op {
-                    Operand::Word(i) => pick(i).clone(),
+                    Operand::Word(i) => *pick(i),
                     Operand::Xor(i, j) => pick(i).xor(&mut cs, pick(j))?,
                     Operand::Rotr(i, by) => pick(i).rotr(by % 32),
                     Operand::Complement(i) => pick(i).xor(&mut cs, &UInt32::constant(u32::MAX))?,
