@@ -22,12 +22,13 @@
 
 use blstrs::Scalar;
 use cuzk_synth::BlockValues;
-use ff::{Field, PrimeField};
 use filecoin_hashers::sha256::Sha256Hasher;
 use filecoin_hashers::Hasher;
 use serde::Deserialize;
 use storage_proofs_core::merkle::{MerkleProofTrait, MerkleTreeTrait};
 use storage_proofs_porep::stacked::{self, Column, ColumnProof};
+
+use crate::post_values::packed_path;
 
 /// A vanilla column proof's fields, which storage-proofs keeps private:
 /// read back from its serde form, field by field in declaration order.
@@ -68,24 +69,8 @@ fn column_parts<P: MerkleProofTrait>(proof: &ColumnProof<P>) -> Option<ColumnPar
     bincode::deserialize(&bincode::serialize(proof).ok()?).ok()
 }
 
-/// A path's siblings level by level (free), and its index bits packed
-/// into one input, lowest level first.
+/// A path's siblings (free values) and its packed index bits (an input).
 fn path<P: MerkleProofTrait>(proof: &P, block: &mut BlockValues<Scalar>) -> Option<()> {
-    let (mut packed, mut weight, mut bits) = (Scalar::ZERO, Scalar::ONE, 0u32);
-    for (siblings, index) in proof.path() {
-        let arity = siblings.len() + 1;
-        if !arity.is_power_of_two() || index >= arity {
-            return None;
-        }
-        packed += weight * Scalar::from(index as u64);
-        for _ in 0..arity.trailing_zeros() {
-            weight = weight.double();
-            bits += 1;
-        }
-        block.free.extend(siblings.into_iter().map(Into::<Scalar>::into));
-    }
-    // More bits than one input holds would pack into several.
-    (bits <= Scalar::CAPACITY).then_some(())?;
-    block.inputs.push(packed);
+    block.inputs.push(packed_path(proof, &mut block.free)?);
     Some(())
 }

@@ -83,6 +83,16 @@ fn block_values<Tree: 'static + MerkleTreeTrait>(
 /// siblings level by level.
 fn challenge<P: MerkleProofTrait>(leaf: &Scalar, proof: &P) -> Option<BlockValues<Scalar>> {
     let mut free = vec![*leaf];
+    let packed = packed_path(proof, &mut free)?;
+    Some(BlockValues { inputs: vec![packed], free })
+}
+
+/// A Merkle path as storage-proofs' `PoRCircuit` allocates it: its
+/// siblings level by level, lowest first (appended to `free`), and its
+/// index bits packed into one public input (returned); `None` for an
+/// arity that is not a power of two, an index out of range, or more bits
+/// than one input holds.
+pub(crate) fn packed_path<P: MerkleProofTrait>(proof: &P, free: &mut Vec<Scalar>) -> Option<Scalar> {
     let (mut packed, mut weight, mut bits) = (Scalar::ZERO, Scalar::ONE, 0u32);
     for (siblings, index) in proof.path() {
         let arity = siblings.len() + 1;
@@ -96,6 +106,5 @@ fn challenge<P: MerkleProofTrait>(leaf: &Scalar, proof: &P) -> Option<BlockValue
         }
         free.extend(siblings.into_iter().map(Into::<Scalar>::into));
     }
-    // More bits than one input holds would pack into several.
-    (bits <= Scalar::CAPACITY).then_some(BlockValues { inputs: vec![packed], free })
+    (bits <= Scalar::CAPACITY).then_some(packed)
 }

@@ -298,15 +298,7 @@ fn add_limbs(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
     out
 }
 
-/// `a − b` modulo `2^256`.
+/// `a − b` modulo `2^256`: `a` plus the two's complement of `b`.
 fn sub_limbs(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
-    let mut out = [0u64; 4];
-    let mut borrow = false;
-    for i in 0..4 {
-        let (d, b1) = a[i].overflowing_sub(b[i]);
-        let (d, b2) = d.overflowing_sub(borrow as u64);
-        out[i] = d;
-        borrow = b1 || b2;
-    }
-    out
+    add_limbs(add_limbs(a, b.map(|x| !x)), [1, 0, 0, 0])
 }
