@@ -16,7 +16,7 @@
 //! the rows. So a challenge's block gives its inputs in allocation order
 //! (tree D's path, each parent's path, the challenge, tree R's and tree C's
 //! paths) and its free values, the leaf, the parents' columns and every
-//! path's siblings: 18 inputs and 1,305 free values of a 32 GiB
+//! path's siblings: 18 inputs and 1,307 free values of a 32 GiB
 //! challenge's 7.2 M aux variables (261 at 2 KiB). A wrong value fails the
 //! rows, never proves.
 

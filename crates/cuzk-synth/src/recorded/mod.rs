@@ -34,7 +34,7 @@ use ff::PrimeField;
 pub use file::{MAGIC, VERSION};
 pub use matrix::{CoeffIndexSlice, CoeffIndices, Csr, MINUS_ONE, NARROW_TABLE_LIMIT, ONE};
 pub use shape::{RecordedShape, WitnessPass};
-pub use packed::{PackedPlan, PackedReplay};
+pub use packed::PackedPlan;
 pub use solve::{PlanSummary, Rule, SolvePlan};
 pub use witness::Witness;
 

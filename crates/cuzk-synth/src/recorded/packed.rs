@@ -13,16 +13,16 @@
 //! together, they make the next operands' XORs known, which raises `E`. The
 //! planner keeps, per packed row, its operand and digit terms sorted by
 //! weight and two cursors, so each look at the row costs what it advances.
-//! The replay does the same with an integer accumulator per row: each
-//! segment adds the operand terms of the weights it needs, reads its digits
-//! off and subtracts them, so a row of ~500 terms costs one pass in all,
-//! not one per segment.
+//! The replay does the same with an integer accumulator per row: digit by
+//! digit, it adds the operand terms up to the digit's weight, reads the
+//! digit off and subtracts it, so a row of ~500 terms costs one pass in
+//! all, not one per segment.
 //!
 //! A row is packed when B is the constant one, C is aux variables with
 //! distinct weights `+2^e`, and A's coefficients are integers of either
-//! sign whose size is below the capacity. A digit may be an operand too (SHA-256 adds a sum
-//! packed in the same row): it is solved as a digit, and its operand term,
-//! still zero when its segment is solved, adds only above the segment. Whether the values make
+//! sign whose size is below the capacity. A digit may be an operand too
+//! (SHA-256 adds a sum packed in the same row) at a higher weight, so it is
+//! known before the replay adds its operand term. Whether the values make
 //! the integer reading true is not assumed: every row is evaluated on the
 //! finished witness, so digits that do not fit fail the proof.
 
