@@ -3,7 +3,8 @@
 //! what replaying that plan costs against running filecoin-proofs' own
 //! gadgets, on one part of a synthetic partition of any sector size (no
 //! sealing: `cuzk_filecoin::synthetic`): a run of a PoRep partition's
-//! challenges, or of a WindowPoSt partition's sectors.
+//! challenges, or of a WindowPoSt partition's sectors, or a whole
+//! SnapDeals partition (which does not cut).
 //! The replayed witness, and the one replayed block by block from the
 //! values the circuit gives (as the engine replays), must equal the
 //! gadgets' witness, or the run fails.
@@ -17,6 +18,7 @@ use std::time::Instant;
 use blstrs::Scalar;
 use clap::Parser;
 use cuzk_filecoin::porep::PoRepRequest;
+use cuzk_filecoin::snap::SnapRequest;
 use cuzk_filecoin::window_post::WindowPoStRequest;
 use cuzk_filecoin::{synthetic, testdata, FilecoinCircuit, Request, SectorSize};
 use cuzk_synth::recorded::Rule;
@@ -26,8 +28,9 @@ use cuzk_synth::{Circuit, RecordedShape, WitnessPass};
 #[derive(Parser)]
 #[command(name = "filecoin-plan")]
 struct Args {
-    /// The proof kind: porep (a PoRep C2 partition) or wpost (a WindowPoSt partition).
-    #[arg(long, default_value = "porep", value_parser = ["porep", "wpost"])]
+    /// The proof kind: porep (a PoRep C2 partition), wpost (a WindowPoSt
+    /// partition) or snap (a SnapDeals partition, whole).
+    #[arg(long, default_value = "porep", value_parser = ["porep", "wpost", "snap"])]
     kind: String,
     /// The sector size: 2k, 8m, 512m, 32g or 64g.
     #[arg(long, value_parser = parse_size)]
@@ -55,6 +58,10 @@ fn request(kind: &str, size: SectorSize) -> Result<Request, String> {
             let c1 = synthetic::porep_c1(size, 1000, 1, [7; 32], [9; 32]).map_err(e)?;
             PoRepRequest::new(c1, 1, 1000).map_err(e)?.into()
         }
+        "snap" => {
+            let u = synthetic::snap_update(size).map_err(e)?;
+            SnapRequest::new(u.proof, u.vanilla, &u.comm_r_old, &u.comm_r_new, &u.comm_d_new).map_err(e)?.into()
+        }
         _ => {
             let proof = testdata::window_proof(size);
             let sectors: Vec<u64> = (1..).take(proof.sector_count()).collect();
@@ -65,8 +72,13 @@ fn request(kind: &str, size: SectorSize) -> Result<Request, String> {
 }
 
 /// The first part of partition 0: a run of at most `challenges` of its
-/// blocks (the runs are balanced, so it may hold fewer).
+/// blocks (the runs are balanced, so it may hold fewer); a partition that
+/// does not cut, whole.
 fn part(request: &Request, challenges: usize) -> Result<FilecoinCircuit, String> {
+    if matches!(request, Request::SnapDeals(_)) {
+        let partitions = request.prepare().map_err(|e| e.to_string())?;
+        return partitions.circuits.into_iter().next().ok_or_else(|| "no partition".into());
+    }
     let n = parts(request, usize::MAX)?.len();
     let mut runs = parts(request, n.div_ceil(challenges.clamp(1, n)))?;
     Ok(runs.swap_remove(0))

@@ -29,5 +29,6 @@ fn at_shape<Tree: Shape, CS: ConstraintSystem<Scalar>>(
         ShapeCircuit::PoSt(c) => c.synthesize(cs),
         ShapeCircuit::PoStPartition(p) => p.circuit.synthesize(cs),
         ShapeCircuit::Snap(c) => c.synthesize(cs),
+        ShapeCircuit::SnapPartition(p) => p.circuit.synthesize(cs),
     }
 }

@@ -6,8 +6,9 @@
 //! 32 GiB, 8-8-2 for 64 GiB). [`ShapeCircuit`] holds a kind's circuit at one
 //! shape and [`FilecoinCircuit`] picks the shape. Synthesis runs the circuit
 //! unchanged through cuzk-synth's bellpepper adapter, whole or in parts
-//! (see [`crate::split`]), or, for a PoSt or a PoRep partition, replayed
-//! from its rows (see [`crate::post_values`] and `porep_values`).
+//! (see [`crate::split`]), or, for a PoSt, PoRep or SnapDeals partition,
+//! replayed from its rows (see [`crate::post_values`], `porep_values` and
+//! `snap_values`).
 
 use blstrs::Scalar;
 use cuzk_synth::bellpepper::Bellpepper;
@@ -22,6 +23,7 @@ use storage_proofs_update::EmptySectorUpdateCircuit;
 
 use crate::kind::SectorSize;
 use crate::post_values::PoStPartition;
+use crate::snap_values::SnapPartition;
 use crate::split::{self, PoRepPartition};
 
 /// A kind's circuit at one tree shape.
@@ -35,8 +37,10 @@ pub enum ShapeCircuit<Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>> 
     PoSt(FallbackPoStCircuit<Tree>),
     /// A WindowPoSt partition or a WinningPoSt proof to prove.
     PoStPartition(PoStPartition<Tree>),
-    /// A SnapDeals partition.
+    /// A SnapDeals partition without values, as parameters are made from it.
     Snap(EmptySectorUpdateCircuit<Tree>),
+    /// A SnapDeals partition to prove.
+    SnapPartition(SnapPartition<Tree>),
 }
 
 /// Any Filecoin partition circuit.
@@ -97,6 +101,7 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
             ShapeCircuit::PoSt(c) => Bellpepper(c).synthesize(cs),
             ShapeCircuit::PoStPartition(p) => Bellpepper(p.circuit).synthesize(cs),
             ShapeCircuit::Snap(c) => Bellpepper(c).synthesize(cs),
+            ShapeCircuit::SnapPartition(p) => Bellpepper(p.circuit).synthesize(cs),
         }
     }
 
@@ -113,6 +118,7 @@ impl<Tree: Shape> Circuit<Scalar> for ShapeCircuit<Tree> {
         match self {
             ShapeCircuit::PoStPartition(p) => p.take_blocks(),
             ShapeCircuit::PoRepPartition(p) => p.take_blocks(),
+            ShapeCircuit::SnapPartition(p) => p.take_blocks(),
             _ => None,
         }
     }

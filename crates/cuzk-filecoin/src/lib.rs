@@ -22,6 +22,7 @@ pub mod prover_id;
 pub mod reference;
 pub mod request;
 pub mod snap;
+pub mod snap_values;
 pub mod split;
 pub mod synthetic;
 pub mod testdata;

@@ -36,6 +36,7 @@ use storage_proofs_update::{
 
 use crate::commitment::{self, CommitmentKind};
 use crate::{with_tree, CircuitId, FilecoinCircuit, FilecoinError, ParamCache, Partitions, ProofKind, SectorSize};
+use crate::snap_values::SnapPartition;
 use crate::{Shape, ShapeCircuit};
 
 /// Largest accepted bincode `PartitionProof`. A real one is an estimated
@@ -319,7 +320,7 @@ fn prepare_of<Tree: Shape>(request: &SnapRequest) -> Result<Partitions, Filecoin
         }))
         .map_err(|panic| FilecoinError::Filecoin { during: during(), message: panic_message(&*panic) })?
         .map_err(|e| FilecoinError::filecoin(during(), &e))?;
-        circuits.push(Tree::wrap(ShapeCircuit::Snap(built)));
+        circuits.push(Tree::wrap(ShapeCircuit::SnapPartition(SnapPartition::new(built))));
         public_inputs.push(setup.public_inputs::<Tree>(k)?);
     }
     Ok(Partitions { circuit_id: request.circuit_id(), circuits, public_inputs })

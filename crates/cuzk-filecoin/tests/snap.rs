@@ -244,6 +244,30 @@ fn circuit_matches_bellperson_constraint_for_constraint() {
     eprintln!("blank circuits (bellperson MetricCS, cuzk value-free): {}", seconds(started));
 }
 
+/// Recorded once, a partition's witness replayed from the values the
+/// circuit gives (one block: the update circuit does not cut) is the
+/// classic witness, as is the gadgets' witness of the same recording.
+#[test]
+fn the_witness_replays_from_the_rows_at_2k() {
+    use cuzk_synth::{Circuit as _, RecordedShape, WitnessPass};
+    let _heavy = heavy();
+    let req = digests(&updated_2k(5));
+    let make = || req.prepare().expect("prepare").circuits.remove(0);
+    let started = Instant::now();
+    let (shape, classic) = RecordedShape::record(make()).expect("record the partition");
+    eprintln!("recorded the 2 KiB update partition: {}", seconds(started));
+    let mut gadgets = make();
+    drop(gadgets.take_block_values());
+    for (circuit, want) in [(gadgets, WitnessPass::Gadgets), (make(), WitnessPass::Replay)] {
+        let started = Instant::now();
+        let (witness, how) = shape.witness_pass(circuit).expect("the witness");
+        eprintln!("witness by {how:?}: {}", seconds(started));
+        assert_eq!(how, want);
+        assert!(witness.inputs == classic.input_assignment, "inputs differ from the classic witness ({how:?})");
+        assert!(witness.aux == classic.aux_assignment, "aux variables differ from the classic witness ({how:?})");
+    }
+}
+
 #[test]
 fn proofs_verify_both_ways_at_2k() {
     let _heavy = heavy();

@@ -32,7 +32,9 @@ pub trait Circuit<S: PrimeField> {
     /// one shape: each block's values that its recorded rows cannot
     /// determine, in block order, so that recorded synthesis computes the
     /// witness from the rows ([`crate::RecordedShape::witness`]) instead of
-    /// running the gadgets. `None` (the default) runs the gadgets. Taken,
+    /// running the gadgets. A circuit that does not split gives one block,
+    /// itself: its inputs after the constant one and all its free values
+    /// (more blocks are an error). `None` (the default) runs the gadgets. Taken,
     /// not copied (a 32 GiB WindowPoSt partition's are 53 MB): a circuit
     /// asked twice may answer `None`.
     ///

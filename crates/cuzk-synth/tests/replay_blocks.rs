@@ -112,6 +112,39 @@ impl Circuit<Scalar> for Sectors {
     }
 }
 
+/// The same circuit as one that does not cut: it gives its values as one
+/// block, the seed and each block's inputs, then every free value.
+#[derive(Clone, Debug)]
+struct Whole(Sectors);
+
+impl Circuit<Scalar> for Whole {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        self.0.synthesize(cs)
+    }
+
+    fn take_block_values(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
+        let mut whole = BlockValues { inputs: vec![self.0.x()], free: Vec::new() };
+        for block in self.0.take_block_values()? {
+            whole.inputs.extend(block.inputs);
+            whole.free.extend(block.free);
+        }
+        Some(vec![whole])
+    }
+}
+
+/// A circuit that does not cut but gives its values as blocks.
+struct Uncut(Sectors);
+
+impl Circuit<Scalar> for Uncut {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        self.0.synthesize(cs)
+    }
+
+    fn take_block_values(&mut self) -> Option<Vec<BlockValues<Scalar>>> {
+        self.0.take_block_values()
+    }
+}
+
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
 }
@@ -134,6 +167,39 @@ proptest! {
         prop_assert_eq!(&replayed, &gadgets);
         shape.evaluate(replayed).unwrap();
     }
+
+    /// The circuit as one uncut block, replayed on 1 to 6 threads (it
+    /// takes one): the gadgets' witness, every row held.
+    #[test]
+    fn an_uncut_circuit_replays_as_one_block(
+        siblings in proptest::collection::vec(0u64..1 << 40, 0..40),
+        seed in 2u64..1000,
+        threads in 1usize..7,
+    ) {
+        let whole = |values| Whole(Sectors::new(seed, &siblings, values));
+        let shape = RecordedShape::record_shape(Whole(Sectors::new(1, &siblings, Values::None))).unwrap();
+        let (gadgets, how) = shape.witness_pass(whole(Values::None)).unwrap();
+        prop_assert_eq!(how, WitnessPass::Gadgets);
+        let (replayed, how) = pool(threads).install(|| shape.witness_pass(whole(Values::Right))).unwrap();
+        prop_assert_eq!(how, WitnessPass::Replay);
+        prop_assert_eq!(&replayed, &gadgets);
+        shape.evaluate(replayed).unwrap();
+    }
+}
+
+#[test]
+fn an_uncut_circuit_with_wrong_values_fails() {
+    let siblings = [3, 5, 7];
+    let whole = |values| Whole(Sectors::new(9, &siblings, values));
+    let shape = RecordedShape::record_shape(whole(Values::None)).unwrap();
+    let w = shape.witness(whole(Values::WrongFree)).unwrap();
+    assert!(matches!(shape.evaluate(w), Err(SynthesisError::UnsatisfiedConstraint(_))));
+    let err = shape.witness(whole(Values::MissingFree)).unwrap_err();
+    assert!(err.to_string().contains("block 0: 2 free values given, the plan has 3"), "{err}");
+    let err = shape.witness(whole(Values::MissingBlock)).unwrap_err();
+    assert!(err.to_string().contains("block 0 gives 5 inputs, its rows have 7"), "{err}");
+    let err = shape.witness(Uncut(Sectors::new(9, &siblings, Values::Right))).unwrap_err();
+    assert!(err.to_string().contains("a circuit that does not cut gives its values as one block, not 3"), "{err}");
 }
 
 #[test]

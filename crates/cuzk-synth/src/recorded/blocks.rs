@@ -15,6 +15,13 @@
 //! values; the whole witness is then held to every row of the recording
 //! like any other, so blocks that differ in structure (which the circuit
 //! promises they do not) fail the proof, never make a wrong one.
+//!
+//! A circuit that does not cut (a SnapDeals partition derives every
+//! challenge's bits before its first challenge) gives one block, itself
+//! after the constant one: it is planned once per recording as a whole,
+//! on the recorded shape itself (no copy), and replays on one thread.
+//! Such a partition's plan costs seconds and its replay a thread, but the
+//! partitions of a proof replay at once, one per thread.
 
 use std::sync::{Arc, OnceLock};
 
@@ -35,13 +42,27 @@ pub(crate) struct Counts {
     constraints: usize,
 }
 
+impl Counts {
+    /// The prefix of a circuit that is one block: the constant one.
+    const ONE_ONLY: Counts = Counts { inputs: 1, aux: 0, constraints: 0 };
+
+    fn plus(self, other: Counts) -> Counts {
+        Counts {
+            inputs: self.inputs + other.inputs,
+            aux: self.aux + other.aux,
+            constraints: self.constraints + other.constraints,
+        }
+    }
+}
+
 /// The plan of one block, made once per recording and kept with it.
 pub(crate) struct BlockPlan<S: PrimeField> {
     prefix: Counts,
     block: Counts,
     /// The prefix and the first block, the prefix's aux variables as inputs
-    /// after the block's own inputs.
-    shape: RecordedShape<S>,
+    /// after the block's own inputs; `None` for a circuit that is one
+    /// block, whose shape is the recorded one.
+    shape: Option<RecordedShape<S>>,
     plan: SolvePlan,
     /// The inverse of every coefficient (zero for zero), computed once.
     inverses: Vec<S>,
@@ -59,19 +80,27 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     pub(crate) fn replay_blocks<C: Circuit<S> + Send>(&self, mut circuit: C) -> Result<Result<Witness<S>, C>, SynthesisError> {
         let Some(values) = circuit.take_block_values() else { return Ok(Err(circuit)) };
         // Two: a circuit may refuse to cut itself into one part.
-        let prefix = match circuit.split(2) {
-            Ok(split) => split.prefix,
-            Err(whole) => return Ok(Err(whole)),
-        };
-        let prefix: WitnessCs<S> = parts::run(prefix, 1, 0)?;
-        let prefix_counts = Counts {
-            inputs: prefix.witness.inputs.len(),
-            aux: prefix.witness.aux.len(),
-            constraints: prefix.trace.constraints,
+        let (prefix, prefix_counts) = match circuit.split(2) {
+            Ok(split) => {
+                let prefix: WitnessCs<S> = parts::run(split.prefix, 1, 0)?;
+                let counts = Counts {
+                    inputs: prefix.witness.inputs.len(),
+                    aux: prefix.witness.aux.len(),
+                    constraints: prefix.trace.constraints,
+                };
+                (prefix.witness, counts)
+            }
+            // One block, the whole circuit: its prefix is the constant one.
+            Err(_) if values.len() == 1 => (Witness { inputs: vec![S::ONE], aux: Vec::new() }, Counts::ONE_ONLY),
+            Err(_) => {
+                let n = values.len();
+                return Err(replay_error(format!("a circuit that does not cut gives its values as one block, not {n}")));
+            }
         };
         let block = self.block_counts(prefix_counts, values.len())?;
         let bp = self.block_plan(prefix_counts, block)?;
-        let Witness { inputs: prefix_inputs, aux: prefix_aux } = prefix.witness;
+        let shape = bp.shape.as_ref().unwrap_or(self);
+        let Witness { inputs: prefix_inputs, aux: prefix_aux } = prefix;
         let mut inputs = prefix_inputs.clone();
         for (k, v) in values.iter().enumerate() {
             if v.inputs.len() != block.inputs {
@@ -85,11 +114,11 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
         aux.extend_from_slice(&prefix_aux);
         aux.par_extend(rayon::iter::repeat_n(S::ZERO, self.num_aux - prefix_counts.aux).with_min_len(1 << 16));
         aux[prefix_counts.aux..].par_chunks_mut(block.aux).zip(values.par_iter()).enumerate().try_for_each(|(k, (to, v))| {
-            let mut own = Vec::with_capacity(bp.shape.num_inputs);
+            let mut own = Vec::with_capacity(shape.num_inputs);
             own.extend_from_slice(&prefix_inputs);
             own.extend_from_slice(&v.inputs);
             own.extend_from_slice(&prefix_aux);
-            bp.shape.replay_into(&bp.plan, &bp.inverses, &own, &v.free, to).map_err(|e| in_block(k, e))
+            shape.replay_into(&bp.plan, &bp.inverses, &own, &v.free, to).map_err(|e| in_block(k, e))
         })?;
         Ok(Ok(Witness { inputs, aux }))
     }
@@ -126,9 +155,14 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     }
 
     fn make_block_plan(&self, prefix: Counts, block: Counts) -> Result<BlockPlan<S>, String> {
-        let shape = self.first_block(prefix, block)?;
-        let plan = shape.solve_plan();
-        let inverses = shape.inverses();
+        let whole = Counts { inputs: self.num_inputs, aux: self.num_aux, constraints: self.trace.constraints };
+        let shape = match prefix == Counts::ONE_ONLY && block.plus(prefix) == whole {
+            true => None,
+            false => Some(self.first_block(prefix, block)?),
+        };
+        let on = shape.as_ref().unwrap_or(self);
+        let plan = on.solve_plan();
+        let inverses = on.inverses();
         Ok(BlockPlan { prefix, block, shape, plan, inverses })
     }
 
