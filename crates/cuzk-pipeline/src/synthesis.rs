@@ -424,9 +424,9 @@ impl Synthesizer {
         pa
     }
 
-    fn witness<C: Circuit<Scalar> + Send>(&self, shape: &RecordedShape<Scalar>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
+    fn witness<C: Circuit<Scalar> + Send>(&self, shape: &Arc<RecordedShape<Scalar>>, circuit: C) -> Result<Witness<Scalar>, SynthesisError> {
         let start = Instant::now();
-        let (witness, pass) = shape.witness_pass(circuit)?;
+        let (witness, pass) = shape.shared_witness_pass(circuit)?;
         let mut report = self.report.lock().unwrap_or_else(|p| p.into_inner());
         match pass {
             WitnessPass::Gadgets => report.witness_ms = ms_since(start),

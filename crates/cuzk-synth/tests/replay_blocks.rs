@@ -2,6 +2,9 @@
 //! against the gadgets' witness of the same circuit: equal on any pool, and
 //! wrong or missing block values caught, never proved.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use blstrs::Scalar;
 use cuzk_synth::gadgets::{multipack, AllocatedBit, Boolean};
 use cuzk_synth::{BlockValues, Circuit, ConstraintSystem, RecordedShape, Split, SynthesisError, WitnessPass};
@@ -185,6 +188,32 @@ proptest! {
         prop_assert_eq!(&replayed, &gadgets);
         shape.evaluate(replayed).unwrap();
     }
+}
+
+/// Shared by the partitions, an uncut circuit's shape does not hold the
+/// first witness back for its plan: that witness runs the gadgets while a
+/// thread of its own makes the plan, and a later one replays; all equal.
+#[test]
+fn a_shared_uncut_shape_plans_aside() {
+    let siblings: Vec<u64> = (1..300).collect();
+    let whole = |values| Whole(Sectors::new(9, &siblings, values));
+    let shape = Arc::new(RecordedShape::record_shape(whole(Values::None)).unwrap());
+    let (want, _) = shape.witness_pass(whole(Values::None)).unwrap();
+    let (first, how) = shape.shared_witness_pass(whole(Values::Right)).unwrap();
+    assert_eq!(how, WitnessPass::Gadgets);
+    assert_eq!(first, want);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (w, how) = shape.shared_witness_pass(whole(Values::Right)).unwrap();
+        assert_eq!(w, want);
+        if how == WitnessPass::Replay {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the plan made aside was not ready within a minute");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A shape that is not shared waits for its plan (made already here).
+    assert_eq!(shape.witness_pass(whole(Values::Right)).unwrap().1, WitnessPass::Replay);
 }
 
 #[test]

@@ -23,6 +23,7 @@
 //! Such a partition's plan costs seconds and its replay a thread, but the
 //! partitions of a proof replay at once, one per thread.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use ff::{PrimeField, PrimeFieldBits};
@@ -68,8 +69,13 @@ pub(crate) struct BlockPlan<S: PrimeField> {
     inverses: Vec<S>,
 }
 
-/// Where a cached block plan is kept on its shape.
-pub(crate) type PlanCache<S> = OnceLock<Result<Arc<BlockPlan<S>>, String>>;
+/// Where a cached block plan is kept on its shape, and whether a thread
+/// of its own was started to make it.
+#[derive(Default)]
+pub(crate) struct PlanCache<S: PrimeField> {
+    plan: OnceLock<Result<Arc<BlockPlan<S>>, String>>,
+    started_aside: AtomicBool,
+}
 
 impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// The witness of `circuit` replayed from its block values, or the
@@ -77,10 +83,18 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// name what does not fit: counts that do not divide into equal
     /// blocks, a block with the wrong number of inputs or free values, a
     /// row of the replay.
-    pub(crate) fn replay_blocks<C: Circuit<S> + Send>(&self, mut circuit: C) -> Result<Result<Witness<S>, C>, SynthesisError> {
+    ///
+    /// With `shared` (this shape, shared), a circuit that is one block
+    /// whose plan is not made yet does not wait for it: the plan is made
+    /// on a thread of its own, and the circuit comes back for its gadgets.
+    pub(crate) fn replay_blocks<C: Circuit<S> + Send>(
+        &self,
+        mut circuit: C,
+        shared: Option<&Arc<Self>>,
+    ) -> Result<Result<Witness<S>, C>, SynthesisError> {
         let Some(values) = circuit.take_block_values() else { return Ok(Err(circuit)) };
         // Two: a circuit may refuse to cut itself into one part.
-        let (prefix, prefix_counts) = match circuit.split(2) {
+        let (prefix, prefix_counts, uncut) = match circuit.split(2) {
             Ok(split) => {
                 let prefix: WitnessCs<S> = parts::run(split.prefix, 1, 0)?;
                 let counts = Counts {
@@ -88,16 +102,24 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
                     aux: prefix.witness.aux.len(),
                     constraints: prefix.trace.constraints,
                 };
-                (prefix.witness, counts)
+                (prefix.witness, counts, None)
             }
             // One block, the whole circuit: its prefix is the constant one.
-            Err(_) if values.len() == 1 => (Witness { inputs: vec![S::ONE], aux: Vec::new() }, Counts::ONE_ONLY),
+            Err(whole) if values.len() == 1 => {
+                (Witness { inputs: vec![S::ONE], aux: Vec::new() }, Counts::ONE_ONLY, Some(whole))
+            }
             Err(_) => {
                 let n = values.len();
                 return Err(replay_error(format!("a circuit that does not cut gives its values as one block, not {n}")));
             }
         };
         let block = self.block_counts(prefix_counts, values.len())?;
+        if let (Some(whole), Some(shared)) = (uncut, shared) {
+            if self.block_plan.plan.get().is_none() {
+                shared.plan_aside(prefix_counts, block);
+                return Ok(Err(whole));
+            }
+        }
         let bp = self.block_plan(prefix_counts, block)?;
         let shape = bp.shape.as_ref().unwrap_or(self);
         let Witness { inputs: prefix_inputs, aux: prefix_aux } = prefix;
@@ -144,7 +166,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// The cached plan for these counts, made on first use.
     fn block_plan(&self, prefix: Counts, block: Counts) -> Result<Arc<BlockPlan<S>>, SynthesisError> {
         let make = || self.make_block_plan(prefix, block).map(Arc::new);
-        let plan = match self.block_plan.get_or_init(make) {
+        let plan = match self.block_plan.plan.get_or_init(make) {
             Ok(bp) if bp.prefix == prefix && bp.block == block => Ok(bp.clone()),
             // A shape is recorded for one circuit, whose blocks do not
             // change; counts that do are planned without being kept.
@@ -152,6 +174,25 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             Err(e) => Err(e.clone()),
         };
         plan.map_err(replay_error)
+    }
+
+    /// Starts making the plan for these counts on a thread of its own,
+    /// once per shape: a whole 32 GiB SnapDeals partition's plan takes
+    /// about a minute of one core, which the first proof's partitions
+    /// spend running their gadgets instead of waiting. A thread that
+    /// cannot be started leaves the plan to the next witness.
+    fn plan_aside(self: &Arc<Self>, prefix: Counts, block: Counts) {
+        if self.block_plan.started_aside.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let shape = Arc::clone(self);
+        let started = std::thread::Builder::new().name("cuzk-plan".into()).spawn(move || {
+            // An error is kept in the cache, and reported by the next replay.
+            let _ = shape.block_plan(prefix, block);
+        });
+        if started.is_err() {
+            self.block_plan.started_aside.store(false, Ordering::Release);
+        }
     }
 
     fn make_block_plan(&self, prefix: Counts, block: Counts) -> Result<BlockPlan<S>, String> {
@@ -216,7 +257,7 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
             matrices: [a?, b?, c?],
             densities: [DensityTracker::new(), DensityTracker::new(), DensityTracker::new()],
             digest: OnceLock::new(),
-            block_plan: OnceLock::new(),
+            block_plan: PlanCache::default(),
         })
     }
 }

@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use ff::PrimeField;
 use sha2::{Digest, Sha256};
 
+use super::blocks::PlanCache;
 use super::matrix::{CoeffIndexSlice, CoeffIndices, Csr, MINUS_ONE, NARROW_TABLE_LIMIT, ONE};
 use super::witness::Trace;
 use super::RecordedShape;
@@ -368,6 +369,6 @@ fn parse_body<S: PrimeField>(rd: &mut Cursor<'_>) -> Result<RecordedShape<S>, Sy
         matrices,
         densities,
         digest: OnceLock::new(),
-        block_plan: OnceLock::new(),
+        block_plan: PlanCache::default(),
     })
 }

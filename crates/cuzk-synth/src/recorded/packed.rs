@@ -26,11 +26,11 @@
 //! the integer reading true is not assumed: every row is evaluated on the
 //! finished witness, so digits that do not fit fail the proof.
 
-use std::collections::HashMap;
 
 use ff::{PrimeField, PrimeFieldBits};
 
 use super::matrix::ONE;
+use super::solve::Powers;
 use super::RecordedShape;
 use crate::SynthesisError;
 
@@ -102,7 +102,7 @@ impl PackedRows {
     pub(super) fn advance<S: PrimeField + PrimeFieldBits>(
         &mut self,
         shape: &RecordedShape<S>,
-        power: &HashMap<usize, u16>,
+        power: &Powers,
         known: impl Fn(u32) -> Known,
         r: u32,
     ) -> (Vec<(u32, u16)>, u32) {
@@ -158,7 +158,7 @@ impl PackedRows {
     fn classify<S: PrimeField + PrimeFieldBits>(
         &mut self,
         shape: &RecordedShape<S>,
-        power: &HashMap<usize, u16>,
+        power: &Powers,
         r: usize,
     ) -> Option<PackedRow> {
         let [a, b, c] = &shape.matrices;
@@ -169,7 +169,7 @@ impl PackedRows {
         let ni = shape.num_inputs as u32;
         let mut digits = Vec::new();
         for (col, k) in c.row(r) {
-            let e = *power.get(&(k as usize)).filter(|&&e| e < 512)?;
+            let e = power.get(k).filter(|&e| e < 512)?;
             digits.push((e, col.checked_sub(ni)?));
         }
         if digits.len() < 2 {
@@ -195,10 +195,13 @@ impl PackedRows {
 /// either sign (a negative one is `p − |k|`: bellperson's `Boolean::Not`
 /// adds `−2^e · v`), if `|k|` is below the field's capacity.
 fn low_bit<S: PrimeField + PrimeFieldBits>(k: &S) -> Option<u16> {
+    // Word-wise searches: a shape's table holds up to millions of
+    // coefficients, and a bit-by-bit walk over each made this the planner's
+    // largest cost.
     [*k, -*k].iter().find_map(|k| {
         let bits = k.to_le_bits();
-        let top = bits.iter().by_vals().rposition(|b| b)?;
-        (top < S::CAPACITY as usize).then(|| bits.iter().by_vals().position(|b| b).expect("a set bit exists") as u16)
+        let top = bits.last_one()?;
+        (top < S::CAPACITY as usize).then(|| bits.first_one().expect("a set bit exists") as u16)
     })
 }
 
@@ -267,8 +270,8 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
 /// 256 bits).
 fn limbs<S: PrimeFieldBits>(x: &S) -> [u64; 4] {
     let mut out = [0u64; 4];
-    for (i, b) in x.to_le_bits().iter().by_vals().enumerate().take(256) {
-        out[i / 64] |= (b as u64) << (i % 64);
+    for i in x.to_le_bits().iter_ones().take_while(|&i| i < 256) {
+        out[i / 64] |= 1 << (i % 64);
     }
     out
 }

@@ -2,7 +2,7 @@
 //! circuit shape, and the two halves of recorded synthesis.
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ff::{PrimeField, PrimeFieldBits};
 
@@ -81,7 +81,7 @@ impl<S: PrimeField> RecordedShape<S> {
             matrices: rec.matrices,
             densities: rec.densities,
             digest: OnceLock::new(),
-            block_plan: OnceLock::new(),
+            block_plan: PlanCache::default(),
         };
         Ok((shape, rec.witness))
     }
@@ -107,7 +107,22 @@ impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// building any linear combination, its counts and trace checked
     /// against the recording; one that splits runs in parts on the pool.
     pub fn witness_pass<C: Circuit<S> + Send>(&self, circuit: C) -> Result<(Witness<S>, WitnessPass), SynthesisError> {
-        let circuit = match self.replay_blocks(circuit)? {
+        self.pass(circuit, None)
+    }
+
+    /// [`RecordedShape::witness_pass`] for a shape the partitions share: a
+    /// circuit that does not split and gives its values (one block, the
+    /// whole circuit), whose plan is not made yet, runs its gadgets while
+    /// the plan is made on a thread of its own (once per shape); the
+    /// witnesses after it replay. Why: a whole 32 GiB SnapDeals partition
+    /// is planned in about a minute of one core, which held back every
+    /// partition of the first proof.
+    pub fn shared_witness_pass<C: Circuit<S> + Send>(self: &Arc<Self>, circuit: C) -> Result<(Witness<S>, WitnessPass), SynthesisError> {
+        self.pass(circuit, Some(self))
+    }
+
+    fn pass<C: Circuit<S> + Send>(&self, circuit: C, shared: Option<&Arc<Self>>) -> Result<(Witness<S>, WitnessPass), SynthesisError> {
+        let circuit = match self.replay_blocks(circuit, shared)? {
             Ok(w) => return Ok((w, WitnessPass::Replay)),
             Err(circuit) => circuit,
         };

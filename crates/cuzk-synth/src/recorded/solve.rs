@@ -106,6 +106,19 @@ pub struct SolvePlan {
     pub packed: PackedPlan,
 }
 
+/// Per coefficient index: `e` when the coefficient is `2^e`, `e + 512`
+/// when it is `−2^e`. A table, not a map: it is read for every term of
+/// every row the planner looks at.
+pub(super) struct Powers(Vec<u16>);
+
+impl Powers {
+    const NONE: u16 = u16::MAX;
+
+    pub(super) fn get(&self, k: u32) -> Option<u16> {
+        self.0.get(k as usize).copied().filter(|&e| e != Self::NONE)
+    }
+}
+
 const UNKNOWN: u8 = 0;
 const BOOLEAN: u8 = 1;
 const KNOWN: u8 = 2;
@@ -133,7 +146,7 @@ struct Planner<'a, S: PrimeField> {
     unknown_terms: Vec<u32>,
     unsure_terms: Vec<u32>,
     /// Exponent e of each coefficient table entry c with c = 2^e, and of −2^e as e + 512.
-    power: HashMap<usize, u16>,
+    power: Powers,
     packed: PackedRows,
     steps: Vec<(u32, Rule)>,
     summary: PlanSummary,
@@ -207,16 +220,16 @@ impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
                 }
             }
         }
-        let mut power = HashMap::new();
+        let mut power = Powers(vec![Powers::NONE; shape.coeffs.len()]);
         let mut two_e = S::ONE;
         let lookup: HashMap<Vec<u8>, usize> =
             shape.coeffs.iter().enumerate().map(|(i, c)| (c.to_repr().as_ref().to_vec(), i)).collect();
         for e in 0..S::NUM_BITS as u16 {
             if let Some(&i) = lookup.get(two_e.to_repr().as_ref()) {
-                power.insert(i, e);
+                power.0[i] = e;
             }
             if let Some(&i) = lookup.get((-two_e).to_repr().as_ref()) {
-                power.insert(i, e + 512);
+                power.0[i] = e + 512;
             }
             two_e = two_e.double();
         }
@@ -230,7 +243,9 @@ impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
             unknown_terms,
             power,
             packed: PackedRows::new(shape.num_constraints()),
-            steps: Vec::new(),
+            // One step per aux variable: grown by doubling, a large shape's
+            // steps were copied several times over.
+            steps: Vec::with_capacity(n),
             summary: PlanSummary::default(),
             work: Vec::new(),
             scratch: Vec::new(),
@@ -389,7 +404,7 @@ impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
         let m = mask.trailing_zeros() as usize;
         let mut exps = Vec::with_capacity(us.len());
         for u in us {
-            exps.push(*self.power.get(&(u.coeff[m] as usize))?);
+            exps.push(self.power.get(u.coeff[m])?);
         }
         let sign = exps[0] & 512;
         if exps.iter().any(|e| e & 512 != sign) {
