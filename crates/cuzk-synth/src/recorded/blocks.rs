@@ -82,10 +82,10 @@ pub(crate) struct PlanCache<S: PrimeField> {
 
 impl<S: PrimeField + PrimeFieldBits> RecordedShape<S> {
     /// The witness of `circuit` replayed from its block values, or the
-    /// circuit back (`Err`) when it gives none or does not split. Errors
-    /// name what does not fit: counts that do not divide into equal
-    /// blocks, a block with the wrong number of inputs or free values, a
-    /// row of the replay.
+    /// circuit back (`Err`) when it gives none. Errors name what does not
+    /// fit: an uncut circuit giving more than one block, counts that do
+    /// not divide into equal blocks, a block with the wrong number of
+    /// inputs or free values, a row of the replay.
     ///
     /// With `shared` (this shape, shared), a circuit that is one block
     /// whose plan is not made yet does not wait for it: the plan is made
