@@ -75,20 +75,19 @@ fn request(kind: &str, size: SectorSize) -> Result<Request, String> {
 /// blocks (the runs are balanced, so it may hold fewer); a partition that
 /// does not cut, whole.
 fn part(request: &Request, challenges: usize) -> Result<FilecoinCircuit, String> {
-    if matches!(request, Request::SnapDeals(_)) {
-        let partitions = request.prepare().map_err(|e| e.to_string())?;
-        return partitions.circuits.into_iter().next().ok_or_else(|| "no partition".into());
-    }
-    let n = parts(request, usize::MAX)?.len();
-    let mut runs = parts(request, n.div_ceil(challenges.clamp(1, n)))?;
+    let n = match first_partition(request)?.split(usize::MAX) {
+        Ok(split) => split.parts.len(),
+        Err(whole) => return Ok(whole),
+    };
+    let cut = first_partition(request)?.split(n.div_ceil(challenges.clamp(1, n)));
+    let mut runs = cut.map(|s| s.parts).map_err(|_| "the partition did not split".to_string())?;
     Ok(runs.swap_remove(0))
 }
 
-/// Partition 0 cut into `runs` runs of its blocks.
-fn parts(request: &Request, runs: usize) -> Result<Vec<FilecoinCircuit>, String> {
+/// Partition 0, whole.
+fn first_partition(request: &Request) -> Result<FilecoinCircuit, String> {
     let partitions = request.prepare().map_err(|e| e.to_string())?;
-    let circuit = partitions.circuits.into_iter().next().ok_or("no partition")?;
-    circuit.split(runs).map(|s| s.parts).map_err(|_| "the partition did not split".to_string())
+    partitions.circuits.into_iter().next().ok_or_else(|| "no partition".into())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
