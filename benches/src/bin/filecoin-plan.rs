@@ -32,8 +32,8 @@ struct Args {
     /// partition) or snap (a SnapDeals partition, whole).
     #[arg(long, default_value = "porep", value_parser = ["porep", "wpost", "snap"])]
     kind: String,
-    /// The sector size: 2k, 8m, 512m, 32g or 64g.
-    #[arg(long, value_parser = parse_size)]
+    /// The sector size: 2k, 8m, 512m, 32g or 64g (or 32GiB, 32 GiB, or in bytes).
+    #[arg(long)]
     sector_size: SectorSize,
     /// Blocks in the part: a PoRep partition's challenges, a WindowPoSt partition's sectors.
     #[arg(long, default_value_t = 1)]
@@ -41,13 +41,6 @@ struct Args {
     /// Repetitions of the gadgets' witness and of the replay; medians are reported.
     #[arg(long, default_value_t = 3)]
     reps: usize,
-}
-
-fn parse_size(s: &str) -> Result<SectorSize, String> {
-    SectorSize::ALL
-        .into_iter()
-        .find(|size| size.short_name() == s.to_ascii_lowercase())
-        .ok_or_else(|| format!("{s}: expected 2k, 8m, 512m, 32g or 64g"))
 }
 
 /// A synthetic request of the kind and size asked for.

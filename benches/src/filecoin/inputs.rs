@@ -97,19 +97,15 @@ impl fmt::Display for Data {
     }
 }
 
-/// A test sector size, written `2KiB`, `8MiB` or `512MiB` (or Curio's
-/// `2k`, `8m`, `512m`); production sizes cannot be sealed for a benchmark.
+/// A test sector size, written `2KiB`, `8MiB` or `512MiB` (or in any
+/// spelling `SectorSize`'s `FromStr` reads: `2 KiB`, Curio's `2k`, the
+/// bytes); production sizes cannot be sealed for a benchmark.
 pub fn parse_sector_size(s: &str) -> Result<SectorSize, BenchError> {
-    let wanted = s.replace(' ', "").to_ascii_lowercase();
-    SectorSize::ALL
-        .into_iter()
-        .filter(|size| size.is_test_size())
-        .find(|size| size.to_string().replace(' ', "").to_ascii_lowercase() == wanted || size.short_name() == wanted)
-        .ok_or_else(|| BenchError::BadArgument {
-            what: "sector size",
-            value: s.into(),
-            expected: "2KiB, 8MiB or 512MiB (the sizes filecoin-proofs seals for tests)",
-        })
+    s.parse::<SectorSize>().ok().filter(|size| size.is_test_size()).ok_or_else(|| BenchError::BadArgument {
+        what: "sector size",
+        value: s.into(),
+        expected: "2KiB, 8MiB or 512MiB (the sizes filecoin-proofs seals for tests)",
+    })
 }
 
 /// The request of a run and how it was obtained.

@@ -15,6 +15,12 @@ pub enum FilecoinError {
         /// The size asked for.
         bytes: u64,
     },
+    /// A sector size written in no spelling `SectorSize`'s `FromStr` reads.
+    #[error("{given:?} is not a sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB; also written 32 GiB, 32g or in bytes)")]
+    BadSectorSize {
+        /// The text given.
+        given: String,
+    },
     /// A circuit id that is not a kind at a supported size.
     #[error("unknown circuit id {id:?} (expected <porep|wpost|winning|snap>-<2k|8m|512m|32g|64g>)")]
     UnknownCircuitId {

@@ -106,6 +106,26 @@ impl fmt::Display for SectorSize {
     }
 }
 
+/// Reads a size as Display writes it, with or without the space (`32GiB`,
+/// `32 GiB`), as Curio's short name (`32g`) or as the byte count
+/// (`34359738368`), in any case and ignoring whitespace. The one parser of
+/// sector sizes, so that the CLI, the benches and the tools accept the same
+/// spellings.
+impl FromStr for SectorSize {
+    type Err = FilecoinError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let want = s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+        SectorSize::ALL
+            .into_iter()
+            .find(|size| {
+                let long = size.to_string().replace(' ', "").to_ascii_lowercase();
+                want == long || want == size.short_name() || want == size.bytes().to_string()
+            })
+            .ok_or_else(|| FilecoinError::BadSectorSize { given: s.into() })
+    }
+}
+
 /// A circuit shape: a kind at a sector size. One parameter file per id.
 /// Written as Curio names SRS entries: `porep-32g`, `wpost-2k`, `snap-512m`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -165,5 +185,39 @@ mod tests {
         }
         assert_eq!(SectorSize::Gib32.bytes(), 34_359_738_368);
         assert!(matches!(SectorSize::from_bytes(4096), Err(FilecoinError::UnsupportedSectorSize { bytes: 4096 })));
+    }
+
+    #[test]
+    fn sector_sizes_parse_in_every_spelling() {
+        for size in SectorSize::ALL {
+            let long = size.to_string();
+            let spellings = [
+                long.clone(),
+                long.replace(' ', ""),
+                long.to_ascii_lowercase(),
+                long.to_ascii_uppercase().replace(' ', ""),
+                format!("  {long} "),
+                size.short_name().to_string(),
+                size.short_name().to_ascii_uppercase(),
+                size.bytes().to_string(),
+            ];
+            for s in spellings {
+                assert_eq!(s.parse::<SectorSize>().unwrap(), size, "{s:?}");
+            }
+        }
+        assert_eq!("32GiB".parse::<SectorSize>().unwrap(), SectorSize::Gib32);
+        assert_eq!("34359738368".parse::<SectorSize>().unwrap(), SectorSize::Gib32);
+        assert_eq!("2 kib".parse::<SectorSize>().unwrap(), SectorSize::Kib2);
+    }
+
+    #[test]
+    fn bad_sector_sizes_are_named() {
+        for bad in ["4KiB", "", "2KB", "32 GB", "4096", "1g"] {
+            let err = bad.parse::<SectorSize>().unwrap_err();
+            assert!(matches!(&err, FilecoinError::BadSectorSize { given } if given == bad), "{bad:?}: {err}");
+            let message = err.to_string();
+            assert!(message.contains(&format!("{bad:?}")), "{message}");
+            assert!(message.contains("2KiB, 8MiB, 512MiB, 32GiB, 64GiB"), "{message}");
+        }
     }
 }
