@@ -14,6 +14,7 @@ void device_memory(int32_t, uint64_t*, uint64_t*) { unavailable(); }
 std::unique_ptr<DeviceArray> allocate(int32_t, ArrayKind, uint64_t) { unavailable(); }
 void copy_to_device(const DeviceArray&, const void*) { unavailable(); }
 std::unique_ptr<DeviceArray> gather(const DeviceArray&, const uint32_t*, uint64_t) { unavailable(); }
+void compact(const DeviceArray&, const uint64_t*, const DeviceArray&) { unavailable(); }
 
 struct quotient_engine::state {};
 quotient_engine::quotient_engine(int32_t, uint32_t) { unavailable(); }

@@ -28,7 +28,7 @@
 
 namespace cuzk {
 
-static_assert(sizeof(Groth16Timings) == 9 * sizeof(double), "Groth16Timings layout must match the Rust side");
+static_assert(sizeof(Groth16Timings) == 10 * sizeof(double), "Groth16Timings layout must match the Rust side");
 
 namespace {
 
@@ -200,13 +200,18 @@ void prove_query(const batch& bt, quotient_engine& up, deferred_sums& pending, c
     });
 }
 
-/// Whether a dense query's scalars end with the aux assignment as it is
-/// (L's are nothing else; A's and B's are their inputs, then every aux).
-bool ends_with_aux(query q, const query_split& split) { return split.dense && (q == query::l || split.aux_direct); }
+/// Whether a dense query's scalars are built from the aux assignment on the
+/// device: L's are nothing else; A's and B's are their inputs, then every
+/// aux (aux_direct) or the aux their density selects (aux_compacted).
+bool reads_aux(query q, const query_split& split) {
+    return split.dense && (q == query::l || split.aux_direct || split.aux_compacted);
+}
 
-/// One dense query that reads the aux assignment directly: its split and
-/// the MSM that adds circuit i's sum over a window of scalars into its target.
+/// One dense query that reads the aux assignment on the device: its query
+/// and split, and the MSM that adds circuit i's sum over its scalars into
+/// its target.
 struct aux_reader {
+    query q;
     const query_split* split;
     double* ms;
     std::function<void(size_t, const DeviceArray&)> prove;
@@ -223,17 +228,20 @@ std::unique_ptr<DeviceArray> aux_in_witness(const quotient_engine& up, const cir
     return std::make_unique<DeviceArray>(view(*w, w->len() - c.num_aux - room, room + c.num_aux));
 }
 
-/// The dense queries of a resident SRS that end with the aux assignment,
+/// The dense queries of a resident SRS that read the aux assignment,
 /// circuit by circuit: the circuit's aux goes to the device once, behind
 /// room for the longest head, and each query writes its head (its inputs)
-/// just before the aux and runs its MSM over that window. Uploading the aux
+/// just before the aux and runs its MSM over that window, or for a
+/// compacted query over its head and the aux its density selects, compacted
+/// into an array of its own (once for B's two queries). Uploading the aux
 /// once per query instead moved it four times per proof (L, A, B in G1 and
 /// in G2), the same ~32 MB per 2^20 variables each time. The last
 /// circuit's may be on the device already (aux_in_witness).
 void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<aux_reader>& readers) {
     if (readers.empty()) return;
     uint64_t room = 0;
-    for (const aux_reader& r : readers) room = std::max(room, r.split->len - bt.circuits[0].num_aux);
+    for (const aux_reader& r : readers)
+        if (!r.split->aux_compacted) room = std::max(room, r.split->len - bt.circuits[0].num_aux);
     const size_t last = bt.circuits.size() - 1;
     for (size_t i = 0; i < bt.circuits.size(); i++) {
         const circuit_view& c = bt.circuits[i];
@@ -244,11 +252,25 @@ void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<a
             scalars = allocate(bt.srs.device, ArrayKind::Scalar, room + c.num_aux);
             up.upload(view(*scalars, room, c.num_aux), c.aux);
         });
+        // The compacted scalars of each split, made by its first reader.
+        std::vector<std::pair<const query_split*, std::unique_ptr<DeviceArray>>> compacted;
         for (const aux_reader& r : readers) {
             timed(r.ms, [&] {
-                const uint64_t head = r.split->len - c.num_aux;
-                if (head > 0) up.upload(view(*scalars, room - head, head), r.split->scalars[i].data());
-                r.prove(i, view(*scalars, room - head, r.split->len));
+                if (!r.split->aux_compacted) {
+                    const uint64_t head = r.split->len - c.num_aux;
+                    if (head > 0) up.upload(view(*scalars, room - head, head), r.split->scalars[i].data());
+                    r.prove(i, view(*scalars, room - head, r.split->len));
+                    return;
+                }
+                auto made = std::find_if(compacted.begin(), compacted.end(), [&](const auto& m) { return m.first == r.split; });
+                if (made == compacted.end()) {
+                    const uint64_t head = r.split->scalars[i].size();
+                    auto out = allocate(bt.srs.device, ArrayKind::Scalar, r.split->len);
+                    if (head > 0) up.upload(view(*out, 0, head), r.split->scalars[i].data());
+                    compact(view(*scalars, room, c.num_aux), aux_density(r.q, c), view(*out, head, r.split->len - head));
+                    made = compacted.emplace(compacted.end(), r.split, std::move(out));
+                }
+                r.prove(i, *made->second);
             });
         }
     }
@@ -271,9 +293,13 @@ void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
         tmp.blindings[i] = blind(bt.srs.vk, scalar_of(bt.inputs[i]->r), scalar_of(bt.inputs[i]->s));
     });
     const std::vector<aux_classes> classes = classify_aux(bt.circuits, threads, &alloc_ms);
-    tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms);
-    tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms);
-    tmp.b = split_query(query::b, bt.circuits, classes, threads, &alloc_ms);
+    // A dense query over resident bases reads the aux assignment on the
+    // device (prove_reading_aux), which compacts it there where the query's
+    // density leaves variables out; B's two queries must both be resident.
+    const Groth16Srs& srs = bt.srs;
+    tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms, false);
+    tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms, bool(srs.a.device));
+    tmp.b = split_query(query::b, bt.circuits, classes, threads, &alloc_ms, srs.b_g1.device && srs.b_g2.device);
     if (!bt.srs.resident) {
         if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(bt.srs.l, tmp.l.tail);
         if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(bt.srs.a, tmp.a.tail);
@@ -404,7 +430,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
             });
         }
     });
-    prep.join();
+    timed(&tm.prep_wait_ms, [&] { prep.join(); });
     if (prep_error) std::rethrow_exception(prep_error);
 
     // A query whose dense scalars end with the aux assignment joins the
@@ -414,11 +440,11 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     auto query_sums = [&](auto field, query q, const query_bases& bases, const query_split& split,
                           const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, auto target) {
         using F = decltype(field);
-        if (!ends_with_aux(q, split) || !bases.device) {
+        if (!reads_aux(q, split) || !bases.device) {
             prove_query<F>(bt, *held, pending, bases, split, host_tail, batch_ms, msm_ms, target);
             return;
         }
-        readers.push_back({&split, msm_ms, [&pending, &bases, &split, target](size_t i, const DeviceArray& scalars) {
+        readers.push_back({q, &split, msm_ms, [&pending, &bases, &split, target](size_t i, const DeviceArray& scalars) {
                                add_msm<F>(pending, target(i), view(*bases.device, 0, split.len), scalars);
                            }});
     };

@@ -74,10 +74,6 @@ struct piece {
     uint64_t first, last, pos;
 };
 
-const uint64_t* aux_density(query q, const circuit_view& c) {
-    return q == query::a ? c.a_aux_density : q == query::b ? c.b_aux_density : nullptr;
-}
-
 /// Every circuit's variables with bases in query q, cut into pieces.
 std::vector<piece> pieces_of(query q, const std::vector<circuit_view>& circuits) {
     std::vector<piece> out;
@@ -136,7 +132,63 @@ double ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+/// The query's tail positions of circuit c alone: its inputs with a base
+/// and its "other" aux variables with a base. A popcount over the classes,
+/// no walk.
+uint64_t own_tail(query q, const circuit_view& c, const aux_classes& cls) {
+    uint64_t n = q == query::l ? 0 : q == query::a ? c.num_inputs : popcount(c.b_input_density, c.num_inputs);
+    const uint64_t* density = aux_density(q, c);
+    for (uint64_t w = 0; w < (c.num_aux + 63) / 64; w++)
+        n += uint64_t(__builtin_popcountll(cls.others[w] & (density ? density[w] : ~uint64_t(0))));
+    return n;
+}
+
+/// The split of a dense query: for A and B the scalars of every base
+/// position, or only the inputs when the aux part is the assignment itself
+/// (aux_direct) or compacted from it on the device (aux_compacted).
+query_split dense_split(query q, uint64_t len, const std::vector<circuit_view>& circuits,
+                        const std::vector<aux_classes>& classes, const std::vector<piece>& pieces, unsigned threads,
+                        double* alloc_ms, bool compact_on_device) {
+    query_split out;
+    out.len = len;
+    out.dense = true;
+    // L's scalars are the aux assignment as it is: nothing to copy.
+    if (q == query::l) return out;
+    auto head_of = [&](const circuit_view& c) { return len - popcount(aux_density(q, c), c.num_aux); };
+    out.aux_direct = std::all_of(circuits.begin(), circuits.end(),
+                                 [&](const circuit_view& c) { return head_of(c) == len - c.num_aux; });
+    // Compaction writes the aux part after one head length for the batch.
+    out.aux_compacted = !out.aux_direct && compact_on_device &&
+                        std::all_of(circuits.begin(), circuits.end(),
+                                    [&](const circuit_view& c) { return head_of(c) == head_of(circuits[0]); });
+    const bool inputs_only = out.aux_direct || out.aux_compacted;
+    const uint64_t copied = inputs_only ? head_of(circuits[0]) : len;
+    const auto start = std::chrono::steady_clock::now();
+    out.scalars.resize(circuits.size());
+    for (auto& s : out.scalars) s = zeroed<fr_t>(copied, threads);
+    *alloc_ms += ms_since(start);
+    parallel_for(pieces.size(), threads, [&](size_t k) {
+        const piece& p = pieces[k];
+        const circuit_view& c = circuits[p.circuit];
+        auto& s = out.scalars[p.circuit];
+        if (p.input) {
+            walk_inputs(q, c, p, [&](uint64_t pos, uint64_t i) { s[pos] = c.input[i]; });
+            return;
+        }
+        if (inputs_only) return;
+        // Zeros stay zero; ones and others are copied.
+        const aux_classes& cls = classes[p.circuit];
+        walk_marked(q, c, p, cls.ones.data(), [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
+        walk_marked(q, c, p, cls.others.data(), [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
+    });
+    return out;
+}
+
 }  // namespace
+
+const uint64_t* aux_density(query q, const circuit_view& c) {
+    return q == query::a ? c.a_aux_density : q == query::b ? c.b_aux_density : nullptr;
+}
 
 uint64_t query_len(query q, const circuit_view& c) {
     switch (q) {
@@ -184,13 +236,20 @@ std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits,
 }
 
 query_split split_query(query q, const std::vector<circuit_view>& circuits, const std::vector<aux_classes>& classes,
-                        unsigned threads, double* alloc_ms) {
+                        unsigned threads, double* alloc_ms, bool compact_on_device) {
     query_split out;
     const size_t count = circuits.size();
     if (count == 0) return out;
     out.len = query_len(q, circuits[0]);
     const uint64_t words = (out.len + 63) / 64;
     const std::vector<piece> pieces = pieces_of(q, circuits);
+    // The batch's tail is at least each circuit's own: one that covers more
+    // than half the query makes it dense without the per-position bitmaps
+    // below, which were most of a dense witness's split.
+    for (size_t i = 0; i < count; i++) {
+        if (2 * own_tail(q, circuits[i], classes[i]) > out.len)
+            return dense_split(q, out.len, circuits, classes, pieces, threads, alloc_ms, compact_on_device);
+    }
 
     // Per circuit: its ones, and its tail positions (inputs and other scalars).
     auto start = std::chrono::steady_clock::now();
@@ -229,37 +288,8 @@ query_split split_query(query q, const std::vector<circuit_view>& circuits, cons
     rank[0] = 0;
     for (uint64_t w = 0; w < words; w++) rank[w + 1] = rank[w] + uint64_t(__builtin_popcountll(tail_bits[w]));
     const uint64_t tail_len = rank[words];
-    out.dense = 2 * tail_len > out.len;
-
-    if (out.dense) {
-        out.ones = host_vector<uint64_t>();
-        out.words = 0;
-        // L's scalars are the aux assignment as it is: nothing to copy.
-        if (q == query::l) return out;
-        out.aux_direct = std::all_of(circuits.begin(), circuits.end(), [&](const circuit_view& c) {
-            return popcount(aux_density(q, c), c.num_aux) == c.num_aux;
-        });
-        const uint64_t copied = out.aux_direct ? out.len - circuits[0].num_aux : out.len;
-        start = std::chrono::steady_clock::now();
-        out.scalars.resize(count);
-        for (auto& s : out.scalars) s = zeroed<fr_t>(copied, threads);
-        *alloc_ms += ms_since(start);
-        parallel_for(pieces.size(), threads, [&](size_t k) {
-            const piece& p = pieces[k];
-            const circuit_view& c = circuits[p.circuit];
-            auto& s = out.scalars[p.circuit];
-            if (p.input) {
-                walk_inputs(q, c, p, [&](uint64_t pos, uint64_t i) { s[pos] = c.input[i]; });
-                return;
-            }
-            if (out.aux_direct) return;
-            // Zeros stay zero; ones and others are copied.
-            walk_marked(q, c, p, classes[p.circuit].ones.data(), [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
-            walk_marked(q, c, p, classes[p.circuit].others.data(),
-                        [&](uint64_t pos, uint64_t j) { s[pos] = c.aux[j]; });
-        });
-        return out;
-    }
+    if (2 * tail_len > out.len)
+        return dense_split(q, out.len, circuits, classes, pieces, threads, alloc_ms, compact_on_device);
 
     start = std::chrono::steady_clock::now();
     out.scalars.resize(count);

@@ -35,6 +35,9 @@ enum class query { l, a, b };
 /// variables, of the B densities.
 uint64_t query_len(query q, const circuit_view& c);
 
+/// The aux density of query q (null for L, whose bases are every aux variable).
+const uint64_t* aux_density(query q, const circuit_view& c);
+
 /// The split of one query over a batch.
 struct query_split {
     uint64_t len = 0;
@@ -49,7 +52,7 @@ struct query_split {
     /// Sparse only: the tail's base positions, ascending.
     host_vector<uint32_t> tail;
     /// Per circuit: the tail scalars (sparse) or all scalars (dense, A and
-    /// B), or with `aux_direct` only the query's inputs.
+    /// B), or with `aux_direct` or `aux_compacted` only the query's inputs.
     std::vector<host_vector<fr_t>> scalars;
     /// Dense A or B where every aux variable has a base (as in dense
     /// circuits): the aux part of the scalars is the aux assignment as it is,
@@ -57,6 +60,14 @@ struct query_split {
     /// memory cost ~80 ms per 2^20 variables on the H200 host, on the path
     /// of every dense proof.
     bool aux_direct = false;
+    /// Dense A or B whose density leaves some aux variables out, split for
+    /// a device that holds the aux assignment (the caller's choice): the aux
+    /// part of the scalars is the aux values the density selects, in order,
+    /// which the device compacts from its copy (g16::compact), so only the
+    /// inputs are copied. WindowPoSt's B (two thirds of 125 M variables)
+    /// was zero-filled, copied and uploaded twice (G1 and G2) from host
+    /// memory: ~1 s of the call's host work, more while synthesis ran.
+    bool aux_compacted = false;
 };
 
 /// One circuit's aux variables by class: bit j of `ones` is set where aux j
@@ -72,8 +83,10 @@ std::vector<aux_classes> classify_aux(const std::vector<circuit_view>& circuits,
 
 /// The split of one query for every circuit (each needing the same number
 /// of bases), from their classes; `threads` bounds the workers; adds the
-/// milliseconds spent allocating the split vectors to *alloc_ms.
+/// milliseconds spent allocating the split vectors to *alloc_ms. With
+/// `compact_on_device`, a dense query is `aux_compacted` where it is not
+/// `aux_direct`.
 query_split split_query(query q, const std::vector<circuit_view>& circuits, const std::vector<aux_classes>& classes,
-                        unsigned threads, double* alloc_ms);
+                        unsigned threads, double* alloc_ms, bool compact_on_device);
 
 }  // namespace cuzk::g16

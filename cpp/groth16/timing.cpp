@@ -18,6 +18,7 @@ constexpr stage STAGES[] = {
     {"split_alloc_ms", &Groth16Timings::split_alloc_ms},
     {"prep_msm_ms", &Groth16Timings::prep_msm_ms},
     {"ntt_msm_h_ms", &Groth16Timings::ntt_msm_h_ms},
+    {"prep_wait_ms", &Groth16Timings::prep_wait_ms},
     {"batch_add_ms", &Groth16Timings::batch_add_ms},
     {"tail_msm_ms", &Groth16Timings::tail_msm_ms},
     {"b_g2_msm_ms", &Groth16Timings::b_g2_msm_ms},

@@ -17,7 +17,8 @@ namespace cuzk {
 
 using namespace g16;
 
-Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query_index, uint32_t threads) {
+Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query_index, uint32_t threads,
+                                bool compact) {
     if (query_index > 2) throw_invalid("query " + std::to_string(query_index) + ": not 0 (L), 1 (A) or 2 (B)");
     const query q = query_index == 0 ? query::l : query_index == 1 ? query::a : query::b;
     std::vector<circuit_view> views;
@@ -28,20 +29,26 @@ Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint
     }
     double alloc_ms = 0;
     const unsigned workers = std::max(1u, threads);
-    const query_split split = split_query(q, views, classify_aux(views, workers, &alloc_ms), workers, &alloc_ms);
+    const query_split split =
+        split_query(q, views, classify_aux(views, workers, &alloc_ms), workers, &alloc_ms, compact);
     Groth16Split out;
     out.len = split.len;
     out.dense = split.dense;
     for (uint64_t w : split.ones) out.ones.push_back(w);
     for (uint32_t p : split.tail) out.tail.push_back(p);
     // With aux_direct the host function reads the aux part from the
-    // assignment; the hook appends it, so the output is what it uploads.
+    // assignment, with aux_compacted the device compacts it by the density;
+    // the hook appends it, so the output is what the MSMs read.
     for (size_t i = 0; i < split.scalars.size(); i++) {
         const auto* limbs = reinterpret_cast<const uint64_t*>(split.scalars[i].data());
         for (size_t k = 0; k < 4 * split.scalars[i].size(); k++) out.scalars.push_back(limbs[k]);
-        if (!split.aux_direct) continue;
+        if (!split.aux_direct && !split.aux_compacted) continue;
         const auto* aux = reinterpret_cast<const uint64_t*>(views[i].aux);
-        for (size_t k = 0; k < 4 * views[i].num_aux; k++) out.scalars.push_back(aux[k]);
+        const uint64_t* density = split.aux_compacted ? aux_density(q, views[i]) : nullptr;
+        for (uint64_t j = 0; j < views[i].num_aux; j++) {
+            if (density && !((density[j / 64] >> (j % 64)) & 1)) continue;
+            for (size_t k = 0; k < 4; k++) out.scalars.push_back(aux[4 * j + k]);
+        }
     }
     return out;
 }

@@ -93,8 +93,10 @@ void groth16_epilogue_hook(rust::Slice<const uint64_t> vk, rust::Slice<const uin
                            rust::Slice<const uint64_t> rs, rust::Slice<uint8_t> proof);
 
 /// The split of one query (0 = L, 1 = A, 2 = B) over `circuits`, on
-/// `threads` threads, flattened into a Groth16Split.
-Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query, uint32_t threads);
+/// `threads` threads, for a device that compacts dense aux scalars
+/// (`compact`) or not, flattened into a Groth16Split.
+Groth16Split groth16_split_hook(rust::Slice<const Groth16Circuit> circuits, uint8_t query, uint32_t threads,
+                                bool compact);
 
 /// g16::release_pages over buffer[first, first + len).
 void release_pages_hook(rust::Slice<uint8_t> buffer, size_t first, size_t len);

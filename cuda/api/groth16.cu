@@ -62,6 +62,17 @@ void gather_as(const DeviceArray& src, const uint32_t* positions, uint64_t count
     s.sync();
 }
 
+/// out[before[w] + (set bits of word w below bit b)] = src[64 w + b] for
+/// every set bit b of density word w: the selected scalars in order.
+__global__ void compact_kernel(const fr_t* src, uint64_t n, const uint64_t* density, const uint64_t* before,
+                               fr_t* out) {
+    const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint64_t word = density[i / 64], bit = i % 64;
+    if (!((word >> bit) & 1)) return;
+    out[before[i / 64] + uint64_t(__popcll(word & ((uint64_t(1) << bit) - 1)))] = src[i];
+}
+
 /// a·b into out (which may be a): c's values on the domain, or the
 /// product's on the coset.
 __global__ void product_kernel(fr_t* out, const fr_t* a, const fr_t* b, uint64_t n) {
@@ -120,6 +131,36 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* posi
         case ArrayKind::Scalar: gather_as<element<4>>(src, positions, count, *out); break;
     }
     return out;
+}
+
+void compact(const DeviceArray& src, const uint64_t* density, const DeviceArray& out) {
+    if (src.kind() != ArrayKind::Scalar || out.kind() != ArrayKind::Scalar)
+        throw_invalid("compact: scalars only");
+    if (src.device() != out.device()) throw_invalid("compact: the input and the output are on different devices");
+    const uint64_t n = src.len(), words = (n + 63) / 64;
+    // Ranks of the words on the host (a popcount per word, ~2 M words for
+    // 2^27 scalars), so that the device needs no scan; bits past n ignored.
+    std::vector<uint64_t> masked(density, density + words), before(words);
+    if (n % 64 != 0) masked[words - 1] &= (uint64_t(1) << (n % 64)) - 1;
+    uint64_t total = 0;
+    for (uint64_t w = 0; w < words; w++) {
+        before[w] = total;
+        total += uint64_t(__builtin_popcountll(masked[w]));
+    }
+    if (total != out.len())
+        throw_invalid("compact: the density selects " + std::to_string(total) + " of " + std::to_string(n) +
+                      " scalars, the output holds " + std::to_string(out.len()));
+    if (total == 0) return;
+    cuda::use_device(src.device());
+    cuda::stream s;
+    cuda::scratch<uint64_t> d_density(words, s), d_before(words, s);
+    CUZK_CUDA(cudaMemcpyAsync(d_density.get(), masked.data(), words * 8, cudaMemcpyHostToDevice, s));
+    CUZK_CUDA(cudaMemcpyAsync(d_before.get(), before.data(), words * 8, cudaMemcpyHostToDevice, s));
+    compact_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(static_cast<const fr_t*>(src.data()), n,
+                                                                   d_density.get(), d_before.get(),
+                                                                   static_cast<fr_t*>(out.data()));
+    CUZK_LAUNCHED();
+    s.sync();
 }
 
 /// Bytes per pinned staging buffer of the uploads of a and b (and the rest).

@@ -42,6 +42,12 @@ void copy_to_device(const DeviceArray& dst, const void* host);
 /// A new array holding src[positions[i]] for i < count, built on src's device.
 std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* positions, uint64_t count);
 
+/// Writes into `out` the scalars of `src` whose bit is set in `density`
+/// (host words, bit i for src[i]), in order, on src's device; `out` must
+/// have room for exactly that many. A dense query's scalars compacted from
+/// the aux assignment already on the device (split.hpp's aux_compacted).
+void compact(const DeviceArray& src, const uint64_t* density, const DeviceArray& out);
+
 /// The coefficients of h = (a·b − c)/Z for circuits of one domain size,
 /// computed on one device with every intermediate kept there: the twiddle
 /// tables are built once, the buffers reused for each circuit.

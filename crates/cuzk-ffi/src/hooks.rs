@@ -201,8 +201,9 @@ pub mod ffi {
             abc: &mut [u64],
         ) -> Result<()>;
 
-        /// Host hook: the split of query `query` (0 = L, 1 = A, 2 = B) over `circuits` on `threads` threads.
-        fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32) -> Result<Groth16Split>;
+        /// Host hook: the split of query `query` (0 = L, 1 = A, 2 = B) over `circuits` on `threads` threads,
+        /// for a device that compacts the aux assignment (`compact`) or not.
+        fn groth16_split_hook<'a>(circuits: &[Groth16Circuit<'a>], query: u8, threads: u32, compact: bool) -> Result<Groth16Split>;
         /// Host hook: the epilogue on ΣA, ΣB1, ΣB2, ΣL, ΣH (Jacobian limbs) and r, s.
         fn groth16_epilogue_hook(vk: &[u64], sums: &[u64], rs: &[u64], proof: &mut [u8]) -> Result<()>;
         /// Host hook: the split's stepwise release of pages over buffer[first..first + len]

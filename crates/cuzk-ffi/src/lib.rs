@@ -230,6 +230,9 @@ pub mod ffi {
         pub prep_msm_ms: f64,
         /// The quotient (uploads, NTTs) and the H MSM, all circuits.
         pub ntt_msm_h_ms: f64,
+        /// Waiting after H for the prep thread to finish (zero when the
+        /// split ends before H; it grows when other work takes the cores).
+        pub prep_wait_ms: f64,
         /// Batch additions of the ones of L, A, B (G1).
         pub batch_add_ms: f64,
         /// Tail (or dense) MSMs of L, A, B (G1).
@@ -335,4 +338,4 @@ unsafe impl Send for ffi::DeviceR1cs {}
 unsafe impl Sync for ffi::DeviceR1cs {}
 
 // The C++ side asserts the same size (cpp/groth16/prove.cpp).
-const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 72);
+const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 80);

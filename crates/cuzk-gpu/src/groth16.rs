@@ -13,12 +13,13 @@ pub use cuzk_ffi::ffi::Groth16Timings as HostTimings;
 
 /// The stages of one call by the names of the `CUZK_TIMING:` line, in the
 /// order they are printed (the last, `pre_destructor_ms`, spans the call).
-pub fn stages(t: &HostTimings) -> [(&'static str, f64); 9] {
+pub fn stages(t: &HostTimings) -> [(&'static str, f64); 10] {
     [
         ("pre_prep_ms", t.pre_prep_ms),
         ("split_alloc_ms", t.split_alloc_ms),
         ("prep_msm_ms", t.prep_msm_ms),
         ("ntt_msm_h_ms", t.ntt_msm_h_ms),
+        ("prep_wait_ms", t.prep_wait_ms),
         ("batch_add_ms", t.batch_add_ms),
         ("tail_msm_ms", t.tail_msm_ms),
         ("b_g2_msm_ms", t.b_g2_msm_ms),

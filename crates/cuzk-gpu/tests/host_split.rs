@@ -139,9 +139,9 @@ fn view<'a>(w: &'a Witness, d: &'a Densities) -> ffi::Groth16Circuit<'a> {
     }
 }
 
-fn host_split(query: u8, batch: &[Witness], d: &Densities, threads: u32) -> Groth16Split {
+fn host_split(query: u8, batch: &[Witness], d: &Densities, threads: u32, compact: bool) -> Groth16Split {
     let circuits: Vec<ffi::Groth16Circuit<'_>> = batch.iter().map(|w| view(w, d)).collect();
-    split(&circuits, query, threads).expect("the split hook accepts a well-formed batch")
+    split(&circuits, query, threads, compact).expect("the split hook accepts a well-formed batch")
 }
 
 /// Clears the bits past `bits` (the host function rejects them).
@@ -174,8 +174,12 @@ proptest! {
             b_aux: trim(bitmap(&mut rng, aux, density * 0.9), aux),
         };
         let batch: Vec<Witness> = (0..circuits).map(|_| witness(&mut rng, inputs, aux, mix.0, mix.1)).collect();
+        // A device that compacts a dense query's aux scalars gets the same ones.
         for query in 0..3u8 {
-            prop_assert_eq!(host_split(query, &batch, &d, threads), model(query, &batch, &d), "query {}", query);
+            for compact in [false, true] {
+                let got = host_split(query, &batch, &d, threads, compact);
+                prop_assert_eq!(got, model(query, &batch, &d), "query {} compact {}", query, compact);
+            }
         }
     }
 }
@@ -184,10 +188,10 @@ proptest! {
 fn split_hook_rejects_a_bad_query_and_stray_density_bits() {
     let w = Witness { input: vec![Scalar::ONE], aux: vec![Scalar::ONE; 3] };
     let d = Densities { a_aux: vec![0b111], b_input: vec![1], b_aux: vec![0b101] };
-    let err = split(&[view(&w, &d)], 3, 1).unwrap_err();
+    let err = split(&[view(&w, &d)], 3, 1, false).unwrap_err();
     assert!(matches!(&err, GpuError::InvalidInput(m) if m.contains("query 3")), "{err}");
     let stray = Densities { a_aux: vec![0b1111], b_input: vec![1], b_aux: vec![0b101] };
-    let err = split(&[view(&w, &stray)], 1, 1).unwrap_err();
+    let err = split(&[view(&w, &stray)], 1, 1, false).unwrap_err();
     assert!(matches!(&err, GpuError::InvalidInput(m) if m.contains("a_aux_density")), "{err}");
 }
 

@@ -6,9 +6,11 @@ use cuzk_ffi::ffi::Groth16Circuit;
 pub use cuzk_ffi::hooks::ffi::Groth16Split;
 
 /// The host function's split of query `query` (0 = L, 1 = A, 2 = B) over
-/// `circuits` into zeros, ones and the tail, on `threads` threads.
-pub fn split(circuits: &[Groth16Circuit<'_>], query: u8, threads: u32) -> Result<Groth16Split, GpuError> {
-    Ok(hooks::groth16_split_hook(circuits, query, threads)?)
+/// `circuits` into zeros, ones and the tail, on `threads` threads, for a
+/// device that compacts a dense query's aux scalars itself (`compact`) or
+/// not; either way the scalars come back as the device gets them.
+pub fn split(circuits: &[Groth16Circuit<'_>], query: u8, threads: u32, compact: bool) -> Result<Groth16Split, GpuError> {
+    Ok(hooks::groth16_split_hook(circuits, query, threads, compact)?)
 }
 
 /// The split's stepwise release of pages over `buffer[first..first + len]`:

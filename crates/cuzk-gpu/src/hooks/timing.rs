@@ -24,6 +24,7 @@ mod tests {
             split_alloc_ms: 2.25,
             prep_msm_ms: 3.5,
             ntt_msm_h_ms: 4.125,
+            prep_wait_ms: 4.75,
             batch_add_ms: 5.0,
             tail_msm_ms: 6.0625,
             b_g2_msm_ms: 7.0,
