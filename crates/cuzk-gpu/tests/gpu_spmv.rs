@@ -17,12 +17,13 @@ mod circuits;
 mod harness;
 
 use blstrs::Scalar;
-use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled, SquareChain};
+use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
 use cuzk_gpu::hooks::spmv::evaluate_on_host;
 use cuzk_gpu::{prove, prove_recorded, Device, DeviceShape, GpuError, GpuSrs, SrsPlacement};
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof};
 use cuzk_synth::workloads::Workload;
-use cuzk_synth::{RecordedShape, SynthesisError, Witness};
+use cuzk_synth::{Circuit, ConstraintSystem, RecordedShape, SynthesisError, Witness};
+use ff::Field;
 use proptest::prelude::any;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use rand_chacha::ChaCha20Rng;
@@ -230,5 +231,51 @@ fn a_dense_partial_b_proves_as_with_streamed_bases(device: &Device, rng: &mut Ch
             assert_eq!(recorded[i].to_bytes(), reference[i].to_bytes(), "x{count}: recorded proof {i}");
             assert_eq!(host_abc[i].to_bytes(), reference[i].to_bytes(), "x{count}: host-a/b/c proof {i}");
         }
+    }
+}
+
+/// x_(i+1) = 3 x_i^2 + x_i for `n` steps through t_i = x_i^2, then x_n as the
+/// public input: every value is full width, and B holds the one and the
+/// x_i but no t_i, so the witness is dense while B's density leaves half
+/// the variables out (the Groth16 host function compacts its scalars on the
+/// device, as it does WindowPoSt's).
+#[derive(Clone, Debug)]
+struct SquareChain {
+    n: usize,
+    seed: u64,
+}
+
+impl SquareChain {
+    fn start(&self) -> Scalar {
+        Scalar::random(ChaCha20Rng::seed_from_u64(self.seed))
+    }
+
+    fn step(x: Scalar) -> Scalar {
+        Scalar::from(3u64) * x.square() + x
+    }
+
+    /// The public input x_n, computed natively.
+    fn public_inputs(&self) -> Vec<Scalar> {
+        vec![(0..self.n).fold(self.start(), |x, _| Self::step(x))]
+    }
+}
+
+impl Circuit<Scalar> for SquareChain {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let k = Scalar::from(3u64);
+        let mut x_value = self.start();
+        let mut x = cs.alloc(|| "x", || Ok(x_value))?;
+        for _ in 0..self.n {
+            let t_value = x_value.square();
+            let t = cs.alloc(|| "t", || Ok(t_value))?;
+            cs.enforce(|| "t = x x", |lc| lc + x, |lc| lc + x, |lc| lc + t);
+            let next_value = Self::step(x_value);
+            let next = cs.alloc(|| "x", || Ok(next_value))?;
+            cs.enforce(|| "x' = 3 t + x", |lc| lc + (k, t) + x, |lc| lc + CS::one(), |lc| lc + next);
+            (x, x_value) = (next, next_value);
+        }
+        let out = cs.alloc_input(|| "x_n", || Ok(x_value))?;
+        cs.enforce(|| "x_n", |lc| lc + x, |lc| lc + CS::one(), |lc| lc + out);
+        Ok(())
     }
 }

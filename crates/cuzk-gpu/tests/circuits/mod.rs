@@ -174,52 +174,6 @@ impl Circuit<Scalar> for Scaled {
     }
 }
 
-/// x_(i+1) = 3 x_i^2 + x_i for `n` steps through t_i = x_i^2, then x_n as the
-/// public input: every value is full width, and B holds the one and the
-/// x_i but no t_i, so the witness is dense while B's density leaves half
-/// the variables out (the Groth16 host function compacts its scalars on the
-/// device, as it does WindowPoSt's).
-#[derive(Clone, Debug)]
-pub struct SquareChain {
-    pub n: usize,
-    pub seed: u64,
-}
-
-impl SquareChain {
-    fn start(&self) -> Scalar {
-        Scalar::random(ChaCha20Rng::seed_from_u64(self.seed))
-    }
-
-    fn step(x: Scalar) -> Scalar {
-        Scalar::from(3u64) * x.square() + x
-    }
-
-    /// The public input x_n, computed natively.
-    pub fn public_inputs(&self) -> Vec<Scalar> {
-        vec![(0..self.n).fold(self.start(), |x, _| Self::step(x))]
-    }
-}
-
-impl Circuit<Scalar> for SquareChain {
-    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let k = Scalar::from(3u64);
-        let mut x_value = self.start();
-        let mut x = cs.alloc(|| "x", || Ok(x_value))?;
-        for _ in 0..self.n {
-            let t_value = x_value.square();
-            let t = cs.alloc(|| "t", || Ok(t_value))?;
-            cs.enforce(|| "t = x x", |lc| lc + x, |lc| lc + x, |lc| lc + t);
-            let next_value = Self::step(x_value);
-            let next = cs.alloc(|| "x", || Ok(next_value))?;
-            cs.enforce(|| "x' = 3 t + x", |lc| lc + (k, t) + x, |lc| lc + CS::one(), |lc| lc + next);
-            (x, x_value) = (next, next_value);
-        }
-        let out = cs.alloc_input(|| "x_n", || Ok(x_value))?;
-        cs.enforce(|| "x_n", |lc| lc + x, |lc| lc + CS::one(), |lc| lc + out);
-        Ok(())
-    }
-}
-
 /// Records `circuit`; returns the shape and its witness.
 pub fn record<C: Circuit<Scalar> + Send>(circuit: C) -> (RecordedShape<Scalar>, Witness<Scalar>) {
     let (shape, pa) = RecordedShape::record(circuit).unwrap();
