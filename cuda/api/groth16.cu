@@ -163,8 +163,16 @@ void compact(const DeviceArray& src, const uint64_t* density, const DeviceArray&
     s.sync();
 }
 
-/// Bytes per pinned staging buffer of the uploads of a and b (and the rest).
-constexpr uint64_t STAGE_BYTES = uint64_t(32) << 20;
+/// Bytes per pinned staging buffer of the uploads of a and b (and the rest)
+/// for a domain of n: a 16th of n scalars, 32 to 256 MiB. Each buffer is
+/// filled by every copy thread at once, a fork and a join per buffer; while
+/// synthesis kept the 16 cores busy, 128 joins of 16 threads (a 4 GB
+/// witness in 32 MiB) each waited for the slowest thread to get a core,
+/// and a 2^27 WindowPoSt witness took 0.9-1.0 s to leave host memory
+/// instead of 0.1 s. Sixteen buffers' worth wait 8 times less.
+static uint64_t stage_bytes(uint64_t n) {
+    return std::clamp<uint64_t>(n * sizeof(fr_t) / 16, uint64_t(32) << 20, uint64_t(256) << 20);
+}
 
 struct quotient_engine::state {
     int32_t device;
@@ -182,7 +190,8 @@ struct quotient_engine::state {
     fr_t z_inv;
     std::unique_ptr<DeviceArray> result[2];
     /// Two pinned staging buffers, each free again once its event fires.
-    pinned_memory stage[2]{pinned_memory(STAGE_BYTES), pinned_memory(STAGE_BYTES)};
+    const uint64_t stage_len;
+    pinned_memory stage[2];
     cuda::event staged[2], uploaded;
     /// Up to 16 copy threads: 16 read ~60 GB/s on the H200's host, above
     /// the DMA's 55 (8 read ~47); the split waits for the first circuit's
@@ -196,7 +205,7 @@ struct quotient_engine::state {
 
     state(int32_t id, uint32_t log)
         : device(id), log_n(log), n(uint64_t(1) << log), a(n), b(n), c(n), t{cuda::buffer<fr_t>(n), cuda::buffer<fr_t>(n)},
-          dom(log, s) {
+          dom(log, s), stage_len(stage_bytes(n)), stage{pinned_memory(stage_len), pinned_memory(stage_len)} {
         const fr_t g = fr_t::from_u32(ff::fr_params::GENERATOR);
         z_inv = (pow2_power(g, log_n) - fr_t::one()).inverse();
         for (unsigned k = 0; k < 2; k++)
@@ -219,8 +228,8 @@ struct quotient_engine::state {
     void upload_staged(void* dst, const void* host, uint64_t bytes) {
         const auto* src = static_cast<const uint8_t*>(host);
         auto* out = static_cast<uint8_t*>(dst);
-        for (uint64_t off = 0, k = 0; off < bytes; off += STAGE_BYTES, k ^= 1) {
-            const uint64_t len = std::min(STAGE_BYTES, bytes - off);
+        for (uint64_t off = 0, k = 0; off < bytes; off += stage_len, k ^= 1) {
+            const uint64_t len = std::min(stage_len, bytes - off);
             CUZK_CUDA(cudaEventSynchronize(staged[k]));
             copier.copy(stage[k].data(), src + off, len);
             CUZK_CUDA(cudaMemcpyAsync(out + off, stage[k].data(), len, cudaMemcpyHostToDevice, copy));
