@@ -64,9 +64,10 @@ struct query_split {
     /// a device that holds the aux assignment (the caller's choice): the aux
     /// part of the scalars is the aux values the density selects, in order,
     /// which the device compacts from its copy (g16::compact), so only the
-    /// inputs are copied. WindowPoSt's B (two thirds of 125 M variables)
-    /// was zero-filled, copied and uploaded twice (G1 and G2) from host
-    /// memory: ~1 s of the call's host work, more while synthesis ran.
+    /// inputs are copied. WindowPoSt's B scalars were zero-filled, copied
+    /// and uploaded twice (G1 and G2) from host memory: with the split's
+    /// bitmaps, ~1 s of a 2^27 call's host work alone, ~2 s while
+    /// synthesis ran (docs/PERF.md, session 24).
     bool aux_compacted = false;
 };
 
