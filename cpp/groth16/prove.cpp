@@ -433,9 +433,10 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     timed(&tm.prep_wait_ms, [&] { prep.join(); });
     if (prep_error) std::rethrow_exception(prep_error);
 
-    // A query whose dense scalars end with the aux assignment joins the
-    // readers, whose MSMs share one upload of it per circuit; the others
-    // (sparse, or streamed bases) are proved on their own.
+    // A dense query whose scalars come from the aux assignment (as it is,
+    // or compacted by its density) joins the readers, whose MSMs share one
+    // upload of it per circuit; the others (sparse, or streamed bases) are
+    // proved on their own.
     std::vector<aux_reader> readers;
     auto query_sums = [&](auto field, query q, const query_bases& bases, const query_split& split,
                           const host_vector<uint64_t>& host_tail, double* batch_ms, double* msm_ms, auto target) {
