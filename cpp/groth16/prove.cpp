@@ -300,12 +300,12 @@ void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
     tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms, false);
     tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms, bool(srs.a.device));
     tmp.b = split_query(query::b, bt.circuits, classes, threads, &alloc_ms, srs.b_g1.device && srs.b_g2.device);
-    if (!bt.srs.resident) {
-        if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(bt.srs.l, tmp.l.tail);
-        if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(bt.srs.a, tmp.a.tail);
+    if (!srs.resident) {
+        if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(srs.l, tmp.l.tail);
+        if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(srs.a, tmp.a.tail);
         if (!tmp.b.dense) {
-            tmp.tail_msm_b_g1_bases = host_gather(bt.srs.b_g1, tmp.b.tail);
-            tmp.tail_msm_b_g2_bases = host_gather(bt.srs.b_g2, tmp.b.tail);
+            tmp.tail_msm_b_g1_bases = host_gather(srs.b_g1, tmp.b.tail);
+            tmp.tail_msm_b_g2_bases = host_gather(srs.b_g2, tmp.b.tail);
         }
     }
     tm.split_alloc_ms = alloc_ms;

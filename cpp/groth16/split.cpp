@@ -154,15 +154,20 @@ query_split dense_split(query q, uint64_t len, const std::vector<circuit_view>& 
     out.dense = true;
     // L's scalars are the aux assignment as it is: nothing to copy.
     if (q == query::l) return out;
-    auto head_of = [&](const circuit_view& c) { return len - popcount(aux_density(q, c), c.num_aux); };
-    out.aux_direct = std::all_of(circuits.begin(), circuits.end(),
-                                 [&](const circuit_view& c) { return head_of(c) == len - c.num_aux; });
+    // Each circuit's head: the query's bases before its aux variables.
+    std::vector<uint64_t> heads(circuits.size());
+    for (size_t i = 0; i < circuits.size(); i++)
+        heads[i] = len - popcount(aux_density(q, circuits[i]), circuits[i].num_aux);
+    bool direct = true, same_heads = true;
+    for (size_t i = 0; i < circuits.size(); i++) {
+        direct = direct && heads[i] == len - circuits[i].num_aux;
+        same_heads = same_heads && heads[i] == heads[0];
+    }
+    out.aux_direct = direct;
     // Compaction writes the aux part after one head length for the batch.
-    out.aux_compacted = !out.aux_direct && compact_on_device &&
-                        std::all_of(circuits.begin(), circuits.end(),
-                                    [&](const circuit_view& c) { return head_of(c) == head_of(circuits[0]); });
+    out.aux_compacted = !direct && compact_on_device && same_heads;
     const bool inputs_only = out.aux_direct || out.aux_compacted;
-    const uint64_t copied = inputs_only ? head_of(circuits[0]) : len;
+    const uint64_t copied = inputs_only ? heads[0] : len;
     const auto start = std::chrono::steady_clock::now();
     out.scalars.resize(circuits.size());
     for (auto& s : out.scalars) s = zeroed<fr_t>(copied, threads);
