@@ -1,6 +1,12 @@
 //! The daemon's jobs by id: idempotent claims of request ids, each job's
 //! state (watched by every `AwaitProof` on it), the engine job behind it for
 //! cancellation, and retention of finished results by age and count.
+//!
+//! An id whose job was cancelled (or is being cancelled) or failed is free
+//! for a fresh job: Curio's ids are fixed per sector (`porep-<miner>-<sector>`)
+//! and it retries a proof its timeout cancelled under the same id, so
+//! retaining such an outcome would answer every retry `CANCELLED` until
+//! the retention time passed. Only a completed proof is joined.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,6 +100,16 @@ impl Entry {
         self.outcome()
     }
 
+    /// Whether a new request under this id starts a fresh job instead of
+    /// joining this one: it failed, was cancelled, or is being cancelled.
+    fn retryable(&self) -> bool {
+        match self.outcome().as_deref() {
+            Some(Outcome::Failed(_) | Outcome::Cancelled) => true,
+            Some(Outcome::Completed { .. } | Outcome::Refused(_)) => false,
+            None => self.lock_slot().cancelled,
+        }
+    }
+
     /// Moves a prepared job into the engine's hands.
     pub(crate) fn submitted(&self) {
         self.state.send_if_modified(|s| {
@@ -129,6 +145,9 @@ struct Table {
     by_id: HashMap<String, Arc<Entry>>,
     /// Finished jobs, oldest first, for retention.
     finished: VecDeque<(Instant, Arc<Entry>)>,
+    /// Jobs being cancelled whose id a retry took: still unfinished (a
+    /// drain waits for them), no longer reachable by id.
+    superseded: Vec<Arc<Entry>>,
     next_seq: u64,
 }
 
@@ -140,6 +159,8 @@ impl Jobs {
     /// Claims `request_id` (a fresh id when empty) for a request whose
     /// encoding hashes to `fingerprint`: a new job, the existing job of the
     /// same request, or `ALREADY_EXISTS` when the id names another request.
+    /// An id whose job failed or was cancelled is claimed afresh, for the
+    /// same request or another.
     pub(crate) fn claim(
         &self,
         request_id: &str,
@@ -153,14 +174,20 @@ impl Jobs {
             "" => format!("job-{seq}-{:08x}", rand::random::<u32>()),
             given => given.to_string(),
         };
-        if let Some(e) = t.by_id.get(&id) {
-            if e.fingerprint == fingerprint {
-                return Ok(Claim::Joined(e.clone()));
+        if let Some(e) = t.by_id.get(&id).cloned() {
+            if e.retryable() {
+                t.by_id.remove(&id);
+                if e.outcome().is_none() {
+                    t.superseded.push(e);
+                }
+            } else if e.fingerprint == fingerprint {
+                return Ok(Claim::Joined(e));
+            } else {
+                return Err(Status::already_exists(format!(
+                    "request_id {id:?} is already used by a different {} request",
+                    e.kind.label()
+                )));
             }
-            return Err(Status::already_exists(format!(
-                "request_id {id:?} is already used by a different {} request",
-                e.kind.label()
-            )));
         }
         t.next_seq += 1;
         let entry = Arc::new(Entry {
@@ -202,6 +229,7 @@ impl Jobs {
         });
         if changed {
             let mut t = self.lock();
+            t.superseded.retain(|e| !Arc::ptr_eq(e, entry));
             if refused {
                 if t.by_id.get(&entry.id).is_some_and(|e| Arc::ptr_eq(e, entry)) {
                     t.by_id.remove(&entry.id);
@@ -234,7 +262,8 @@ impl Jobs {
     /// Every unfinished job.
     pub(crate) fn unfinished(&self) -> Vec<Arc<Entry>> {
         let t = self.lock();
-        t.by_id.values().filter(|e| !matches!(e.state(), State::Done(_))).cloned().collect()
+        let known = t.by_id.values().chain(&t.superseded);
+        known.filter(|e| !matches!(e.state(), State::Done(_))).cloned().collect()
     }
 
     /// Unfinished jobs submitted before `entry` at its priority or above.
@@ -307,6 +336,40 @@ mod tests {
         assert!(jobs.finish(&a, Outcome::Refused(Status::invalid_argument("x")), |_| {}));
         assert!(jobs.get("r1").is_none());
         new(claim(&jobs, "r1", 2));
+    }
+
+    #[test]
+    fn a_failed_or_cancelled_id_is_claimed_afresh_and_a_completed_one_joined() {
+        let jobs = Jobs::default();
+        for outcome in [Outcome::Cancelled, Outcome::Failed("device fault".into())] {
+            let first = new(claim(&jobs, "porep-1000-7", 1));
+            assert!(jobs.finish(&first, outcome, |_| {}));
+            let retry = new(claim(&jobs, "porep-1000-7", 1));
+            assert!(!Arc::ptr_eq(&first, &retry) && jobs.get("porep-1000-7").is_some_and(|e| Arc::ptr_eq(&e, &retry)));
+            assert!(jobs.finish(&retry, Outcome::Refused(Status::invalid_argument("x")), |_| {}));
+        }
+        let other = new(claim(&jobs, "porep-1000-7", 1));
+        jobs.finish(&other, Outcome::Cancelled, |_| {});
+        new(claim(&jobs, "porep-1000-7", 2));
+        let done = jobs.get("porep-1000-7").unwrap();
+        jobs.finish(&done, Outcome::Completed { proof: vec![1], timings: Timings::default() }, |_| {});
+        assert!(matches!(claim(&jobs, "porep-1000-7", 2), Ok(Claim::Joined(e)) if Arc::ptr_eq(&e, &done)));
+        assert_eq!(claim(&jobs, "porep-1000-7", 3).err().map(|s| s.code()), Some(tonic::Code::AlreadyExists));
+    }
+
+    #[test]
+    fn a_job_being_cancelled_gives_its_id_to_a_retry_and_stays_unfinished() {
+        let jobs = Jobs::default();
+        let old = new(claim(&jobs, "r", 1));
+        old.lock_slot().cancelled = true;
+        let retry = new(claim(&jobs, "r", 1));
+        assert!(!Arc::ptr_eq(&old, &retry));
+        assert_eq!(jobs.unfinished().len(), 2, "a drain still waits for the job winding down");
+        assert!(jobs.finish(&old, Outcome::Cancelled, |_| {}));
+        assert_eq!(jobs.unfinished().len(), 1);
+        assert!(jobs.get("r").is_some_and(|e| Arc::ptr_eq(&e, &retry)), "the old job's end leaves the retry's id alone");
+        assert_eq!(jobs.sweep(Instant::now() + Duration::from_secs(61), Duration::from_secs(60), 10), 1);
+        assert!(jobs.get("r").is_some_and(|e| Arc::ptr_eq(&e, &retry)), "nor does its sweep");
     }
 
     #[test]

@@ -53,13 +53,19 @@ pub use crate::server::{run, serve_until_signal, shutdown_signal, Server};
 /// `format` says, filtered by `filter` (tracing's directive syntax; the
 /// daemon reads no environment variable for it). Fails when the filter does
 /// not parse or a subscriber is already installed.
+///
+/// A line that cannot be written (the pipe to `tee` or a logger closed, a
+/// full disk) is dropped: logging never takes the daemon down. The
+/// subscriber's own report of a failed write is off too, since it would go
+/// to the same closed stream through `eprintln!`, which panics.
 pub fn init_logging(format: LogFormat, filter: &str) -> Result<(), DaemonError> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| DaemonError::Config(format!("server.log_filter: {e}")))?;
     use std::io::IsTerminal;
     // Colours only for a terminal: a journal or a log file gets plain text.
     let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| LossyStderr)
+        .log_internal_errors(false)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter);
     let installed = match format {
@@ -67,4 +73,19 @@ pub fn init_logging(format: LogFormat, filter: &str) -> Result<(), DaemonError> 
         LogFormat::Json => builder.json().try_init(),
     };
     installed.map_err(|e| DaemonError::Runtime(format!("installing the log subscriber: {e}")))
+}
+
+/// Standard error, where a write that fails is dropped instead of reported.
+pub struct LossyStderr;
+
+impl std::io::Write for LossyStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
 }

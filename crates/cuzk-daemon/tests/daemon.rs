@@ -113,6 +113,46 @@ async fn queued_and_running_jobs_cancel_and_their_memory_returns() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_a_cancel_or_a_prove_timeout_starts_a_fresh_job() {
+    // Curio's ids are fixed per sector, and it retries under the same id a
+    // proof that its timeout cancelled: the retry must prove, not answer
+    // CANCELLED until the retention time passes.
+    let t = Instant::now();
+    mul_chain_params(LARGE);
+    let daemon = start(|c| c.engine.synthesis = "classic".into()).await;
+    let mut c = daemon.unix().await;
+    let id = "porep-1000-7";
+    submit(&mut c, workload(id, LARGE, 16)).await;
+    c.cancel_proof(proto::CancelProofRequest { job_id: id.into() }).await.unwrap();
+    assert_eq!(status(&wait(&mut c, id).await), AwaitStatus::Cancelled);
+    let retry = c.prove(proto::ProveRequest { submit: Some(workload(id, LARGE, 1)) }).await.unwrap();
+    let retry = retry.into_inner().result.unwrap();
+    assert_eq!(status(&retry), AwaitStatus::Completed, "{}", retry.error_message);
+    assert_eq!(retry.proof.len(), 192);
+
+    // A Prove whose client gives up (a deadline) cancels its job; the same
+    // request again proves, even while the cancelled job is winding down.
+    let slow = || proto::ProveRequest { submit: Some(workload("snap-1000-8", LARGE, 16)) };
+    let gave_up = tokio::time::timeout(std::time::Duration::from_millis(300), c.clone().prove(slow())).await;
+    assert!(gave_up.is_err(), "the slow proof finished within its client's deadline");
+    let mut probe = c.clone();
+    eventually("the abandoned job is cancelled", || {
+        let mut p = probe.clone();
+        async move {
+            let r = p.await_proof(proto::AwaitProofRequest { job_id: "snap-1000-8".into(), timeout_ms: 1 }).await;
+            r.is_ok_and(|r| status(r.get_ref()) != AwaitStatus::Timeout)
+        }
+    })
+    .await;
+    let again = probe.prove(slow()).await.unwrap().into_inner().result.unwrap();
+    assert_eq!(status(&again), AwaitStatus::Completed, "{}", again.error_message);
+    assert_eq!(again.proof.len(), 16 * 192);
+    let summary = daemon.stop().await;
+    assert_eq!((summary.completed, summary.cancelled, summary.failed), (2, 2, 0));
+    timed("a_retry_after_a_cancel_or_a_prove_timeout_starts_a_fresh_job", t);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_winning_post_overtakes_queued_normal_work() {
     let t = Instant::now();
     mul_chain_params(LARGE);

@@ -19,7 +19,9 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Not eprintln!, which panics when standard error is closed.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::FAILURE
         }
     }

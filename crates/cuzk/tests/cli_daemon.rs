@@ -37,18 +37,28 @@ impl Daemon {
     /// Starts `cuzk daemon --config FILE ARGS` with `config` (`{socket}` in
     /// either stands for the socket's path) and waits until it answers `status`.
     fn start(config: &str, args: &[&str]) -> Daemon {
+        Daemon::start_logging(config, args, false)
+    }
+
+    /// As [`Daemon::start`]; with `closed_log`, standard error is a pipe
+    /// whose reading end is closed as soon as the daemon is spawned (as when
+    /// `cuzk daemon 2>&1 | tee log` loses its `tee`), and [`Daemon::log`]
+    /// reads nothing.
+    fn start_logging(config: &str, args: &[&str], closed_log: bool) -> Daemon {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("cuzk.sock");
         let file = dir.path().join("cuzk.toml");
         std::fs::write(&file, config.replace("{socket}", path(&socket))).unwrap();
         let stderr = dir.path().join("daemon.stderr");
-        let child = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        let sink = if closed_log { Stdio::piped() } else { std::fs::File::create(&stderr).unwrap().into() };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cuzk"))
             .args(["daemon", "--config", path(&file)])
             .args(args.iter().map(|a| a.replace("{socket}", path(&socket))))
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&stderr).unwrap())
+            .stderr(sink)
             .spawn()
             .expect("spawning cuzk daemon");
+        drop(child.stderr.take());
         let mut d = Daemon { child, addr: format!("unix://{}", socket.display()), socket, stderr, dir };
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
@@ -218,6 +228,24 @@ fn a_daemon_serves_every_client_command_and_drains_on_sigterm() {
         assert_eq!(status.code(), Some(0), "{log}");
         assert!(log.contains("stopped: 13 completed, 0 failed, 1 cancelled"), "{log}");
         assert!(!socket.exists(), "the socket is removed");
+    });
+}
+
+#[test]
+fn a_daemon_whose_log_pipe_closes_goes_on_serving_and_drains() {
+    timed("a_daemon_whose_log_pipe_closes_goes_on_serving_and_drains", || {
+        common::params("mul-chain", SMALL);
+        // Every request logs (accepted, completed) into the closed pipe.
+        let config = config(common::dir()).replace("[server]\n", "[server]\nlog_filter = \"debug\"\n");
+        let d = Daemon::start_logging(&config, &[], true);
+        for i in 0..3 {
+            let id = format!("after-the-pipe-{i}");
+            let line = d.ok(&["prove", "--request-id", &id, "--workload", "mul-chain", "--size", SMALL]);
+            assert!(line.starts_with("COMPLETED"), "{line}");
+        }
+        assert!(d.ok(&["status"]).contains("QUEUE"));
+        let (status, _) = d.terminate();
+        assert_eq!(status.code(), Some(0), "the daemon did not drain and exit cleanly");
     });
 }
 

@@ -41,21 +41,28 @@ pub fn run(args: &DaemonArgs) -> Result<ExitCode, Error> {
         None => "no file: the defaults".to_string(),
     };
     let listen = if args.listen.is_empty() { "" } else { ", server.listen from --listen" };
-    eprintln!("cuzk daemon: configuration ({source}{listen}):\n{}", config.resolved().to_toml()?);
+    say(&format!("cuzk daemon: configuration ({source}{listen}):\n{}", config.resolved().to_toml()?));
     let unset = [
         (config.server.metrics_listen.is_none(), "server.metrics_listen (no /metrics endpoint)"),
         (config.engine.recordings_dir.is_none(), "engine.recordings_dir (recordings kept in memory only)"),
     ];
     for (_, key) in unset.iter().filter(|(absent, _)| *absent) {
-        eprintln!("# not set: {key}");
+        say(&format!("# not set: {key}"));
     }
     cuzk_daemon::init_logging(config.server.log_format, &config.server.log_filter)?;
     let summary = cuzk_daemon::serve_until_signal(config)?;
-    eprintln!(
+    say(&format!(
         "cuzk daemon: stopped: {} completed, {} failed, {} cancelled",
         summary.completed, summary.failed, summary.cancelled
-    );
+    ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// A line on standard error, dropped if it cannot be written: a daemon whose
+/// log pipe closed goes on serving (`eprintln!` would panic).
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(cuzk_daemon::LossyStderr, "{line}");
 }
 
 /// The file's configuration (or the defaults) with `--listen` applied, checked.
