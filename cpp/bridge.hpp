@@ -21,6 +21,7 @@ void lower_thread_priority(int32_t steps);
 // GPU entry points (cuda/api/*.cu, or cpp/no_gpu.cpp when built without nvcc).
 int32_t device_count();
 DeviceInfo device_info(int32_t id);
+void set_device_memory_cap(int32_t id, uint64_t bytes, bool enforce);
 void fr_ntt(int32_t id, NttKind kind, rust::Slice<uint64_t> data);
 
 }  // namespace cuzk

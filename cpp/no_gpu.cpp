@@ -11,6 +11,7 @@ namespace {
 
 int32_t device_count() { unavailable(); }
 DeviceInfo device_info(int32_t) { unavailable(); }
+void set_device_memory_cap(int32_t, uint64_t, bool) { unavailable(); }
 void device_alloc_probe(int32_t, uint64_t) { unavailable(); }
 void gpu_field_mul(int32_t, Field, rust::Slice<const uint64_t>, rust::Slice<const uint64_t>, rust::Slice<uint64_t>) {
     unavailable();

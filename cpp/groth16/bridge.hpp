@@ -14,16 +14,19 @@ namespace cuzk {
 
 struct Groth16Circuit;
 struct Groth16Timings;
-enum class SrsPlacement : uint8_t;
 
 /// Uploads an SRS for device `device`: `vk` holds alpha_g1, beta_g1, beta_g2,
 /// delta_g1, delta_g2 (affine limbs, in that order); the queries are affine
-/// limbs. `stream_chunk` bases per streamed chunk (0: a default of ~256 MiB).
+/// limbs. The queries in `resident` (query_bit) go to device memory, each
+/// streamed instead if the device turns out not to have room for it; the
+/// rest stay in pinned host memory. `working_set`: device bytes a call needs
+/// beside the SRS, which the h query's MSM table leaves free.
+/// `stream_chunk` bases per streamed chunk (0: a default of ~256 MiB).
 std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                                                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
-                                               rust::Slice<const uint64_t> b_g2, SrsPlacement placement,
-                                               uint64_t stream_chunk);
+                                               rust::Slice<const uint64_t> b_g2, uint8_t resident,
+                                               uint64_t working_set, uint64_t stream_chunk);
 
 /// A timing-only SRS made on the device: every query resident, filled by
 /// repeating the given affine points (G1 for h, l, a, b_g1; G2 for b_g2).
@@ -34,8 +37,13 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
                                               rust::Slice<const uint64_t> g2_pattern, uint64_t h, uint64_t l,
                                               uint64_t a, uint64_t b);
 
-/// Whether the SRS's bases are in device memory (else pinned host memory).
-bool groth16_srs_resident(const Groth16Srs& srs);
+/// The queries whose bases are in device memory (query_bit), the others in
+/// pinned host memory.
+uint8_t groth16_srs_resident_queries(const Groth16Srs& srs);
+
+/// Frees what the device keeps between calls for reuse (the quotient's
+/// buffers), so that an SRS about to be placed counts that memory as free.
+void release_idle_device_memory(int32_t device);
 
 /// Waits for the SRS's MSM tables being built in the background (srs.hpp);
 /// whether the h query has one.

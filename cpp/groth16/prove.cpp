@@ -101,7 +101,9 @@ std::unique_ptr<DeviceArray> dense_scalars(quotient_engine& up, int32_t device, 
 }
 
 /// Calls f(bases, first, len) over the first `count` bases of q: once over
-/// the resident array, or chunk by chunk through a staging buffer.
+/// the resident array, or chunk by chunk through two staging buffers, the
+/// next chunk's copy (DMA from pinned memory, on a thread of its own) under
+/// way while f runs over this one, so the bus and the kernels overlap.
 template <class Fn>
 void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&& f) {
     if (count == 0) return;
@@ -110,12 +112,21 @@ void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&
         return;
     }
     const uint64_t chunk = std::min(srs.stream_chunk, count);
-    auto staging = allocate(srs.device, q.kind, chunk);
+    std::unique_ptr<DeviceArray> staging[2] = {allocate(srs.device, q.kind, chunk),
+                                               count > chunk ? allocate(srs.device, q.kind, chunk) : nullptr};
+    const auto part = [&](uint64_t first) {
+        return view(*staging[(first / chunk) % 2], 0, std::min(chunk, count - first));
+    };
+    const auto copy = [&](uint64_t first) { copy_to_device(part(first), q.host_at(first)); };
+    copy(0);
+    // Declared after the staging buffers: a copy in flight when f throws is
+    // waited for before they are freed.
+    std::future<void> next;
     for (uint64_t first = 0; first < count; first += chunk) {
-        const uint64_t len = std::min(chunk, count - first);
-        const DeviceArray part = view(*staging, 0, len);
-        copy_to_device(part, q.host_at(first));
-        f(part, first, len);
+        if (next.valid()) next.get();
+        if (first + chunk < count) next = std::async(std::launch::async, copy, first + chunk);
+        const DeviceArray bases = part(first);
+        f(bases, first, bases.len());
     }
 }
 
@@ -235,23 +246,30 @@ std::unique_ptr<DeviceArray> aux_in_witness(const quotient_engine& up, const cir
 /// compacted query over its head and the aux its density selects, compacted
 /// into an array of its own (once for B's two queries). Uploading the aux
 /// once per query instead moved it four times per proof (L, A, B in G1 and
-/// in G2), the same ~32 MB per 2^20 variables each time. The last
-/// circuit's may be on the device already (aux_in_witness).
+/// in G2), the same ~32 MB per 2^20 variables each time.
+///
+/// One window serves every circuit: with a recorded shape it is the
+/// quotient engine's witness buffer, which holds the last circuit's aux
+/// already (aux_in_witness), so that circuit goes first and the others'
+/// aux overwrite it; else one array of its size. A window per circuit
+/// besides the witness cost 4.2 GB of device memory at 2^27, which an
+/// 80 GB card does not have beside a mostly resident 32 GiB SRS.
 void prove_reading_aux(const batch& bt, quotient_engine& up, const std::vector<aux_reader>& readers) {
     if (readers.empty()) return;
     uint64_t room = 0;
     for (const aux_reader& r : readers)
         if (!r.split->aux_compacted) room = std::max(room, r.split->len - bt.circuits[0].num_aux);
-    const size_t last = bt.circuits.size() - 1;
-    for (size_t i = 0; i < bt.circuits.size(); i++) {
+    const size_t count = bt.circuits.size();
+    const uint64_t num_aux = bt.circuits[0].num_aux;
+    std::unique_ptr<DeviceArray> scalars;
+    timed(readers[0].ms, [&] { scalars = aux_in_witness(up, bt.circuits[count - 1], room); });
+    const bool last_in_place = scalars != nullptr;
+    if (!scalars) timed(readers[0].ms, [&] { scalars = allocate(bt.srs.device, ArrayKind::Scalar, room + num_aux); });
+    for (size_t k = 0; k < count; k++) {
+        // The last circuit first when its aux is in place, then the others.
+        const size_t i = last_in_place ? (k + count - 1) % count : k;
         const circuit_view& c = bt.circuits[i];
-        std::unique_ptr<DeviceArray> scalars;
-        timed(readers[0].ms, [&] {
-            if (i == last) scalars = aux_in_witness(up, c, room);
-            if (scalars) return;
-            scalars = allocate(bt.srs.device, ArrayKind::Scalar, room + c.num_aux);
-            up.upload(view(*scalars, room, c.num_aux), c.aux);
-        });
+        if (!(last_in_place && k == 0)) timed(readers[0].ms, [&] { up.upload(view(*scalars, room, c.num_aux), c.aux); });
         // The compacted scalars of each split, made by its first reader.
         std::vector<std::pair<const query_split*, std::unique_ptr<DeviceArray>>> compacted;
         for (const aux_reader& r : readers) {
@@ -300,14 +318,11 @@ void prepare(const batch& bt, host_temporaries& tmp, Groth16Timings& tm) {
     tmp.l = split_query(query::l, bt.circuits, classes, threads, &alloc_ms, false);
     tmp.a = split_query(query::a, bt.circuits, classes, threads, &alloc_ms, bool(srs.a.device));
     tmp.b = split_query(query::b, bt.circuits, classes, threads, &alloc_ms, srs.b_g1.device && srs.b_g2.device);
-    if (!srs.resident) {
-        if (!tmp.l.dense) tmp.tail_msm_l_bases = host_gather(srs.l, tmp.l.tail);
-        if (!tmp.a.dense) tmp.tail_msm_a_bases = host_gather(srs.a, tmp.a.tail);
-        if (!tmp.b.dense) {
-            tmp.tail_msm_b_g1_bases = host_gather(srs.b_g1, tmp.b.tail);
-            tmp.tail_msm_b_g2_bases = host_gather(srs.b_g2, tmp.b.tail);
-        }
-    }
+    // Streamed queries gather their tail bases here, from pinned memory.
+    if (!tmp.l.dense && !srs.l.device) tmp.tail_msm_l_bases = host_gather(srs.l, tmp.l.tail);
+    if (!tmp.a.dense && !srs.a.device) tmp.tail_msm_a_bases = host_gather(srs.a, tmp.a.tail);
+    if (!tmp.b.dense && !srs.b_g1.device) tmp.tail_msm_b_g1_bases = host_gather(srs.b_g1, tmp.b.tail);
+    if (!tmp.b.dense && !srs.b_g2.device) tmp.tail_msm_b_g2_bases = host_gather(srs.b_g2, tmp.b.tail);
     tm.split_alloc_ms = alloc_ms;
     tm.prep_msm_ms = ms_between(start, steady::now()) - alloc_ms;
 }

@@ -1,5 +1,6 @@
-//! Uploading the SRS once per device (srs.hpp): resident when the device has
-//! room for it and the proving temporaries, else pinned host memory.
+//! Uploading the SRS once per device (srs.hpp): each query resident or in
+//! pinned host memory as the placement plan says (crates/cuzk-gpu's
+//! placement.rs, which counts what a call allocates beside the SRS).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -15,10 +16,6 @@ namespace {
 
 /// Bytes per streamed chunk when the caller leaves the choice to us.
 constexpr uint64_t DEFAULT_CHUNK_BYTES = uint64_t(256) << 20;
-/// Device memory kept free beside a resident SRS for the CUDA context, CUB
-/// and the MSM temporaries, on top of the NTT buffers.
-constexpr uint64_t WORKING_RESERVE = uint64_t(2) << 30;
-
 uint64_t elements(ArrayKind kind, rust::Slice<const uint64_t> limbs, const char* what) {
     const uint64_t elem = array_element_bytes(kind);
     if (limbs.size() * 8 % elem != 0)
@@ -26,37 +23,50 @@ uint64_t elements(ArrayKind kind, rust::Slice<const uint64_t> limbs, const char*
     return limbs.size() * 8 / elem;
 }
 
+bool is_oom(const error& e) { return std::string(e.what()).rfind("cuda_oom", 0) == 0; }
+
+/// One query's bases: in device memory when `resident` and the device has
+/// room (another user may have taken memory since the plan was made: then
+/// the query is streamed, as it would be on a smaller card), else copied to
+/// pinned host memory for streaming.
 query_bases place(int32_t device, ArrayKind kind, rust::Slice<const uint64_t> limbs, bool resident,
                   const char* what) {
     query_bases q;
     q.kind = kind;
     q.len = elements(kind, limbs, what);
     if (resident) {
-        q.device = g16::allocate(device, kind, q.len);
-        g16::copy_to_device(*q.device, limbs.data());
-    } else {
-        q.host = std::make_unique<g16::pinned_memory>(limbs.size() * 8);
-        if (!limbs.empty()) std::memcpy(q.host->data(), limbs.data(), limbs.size() * 8);
+        try {
+            q.device = g16::allocate(device, kind, q.len);
+            g16::copy_to_device(*q.device, limbs.data());
+            return q;
+        } catch (const error& e) {
+            if (!is_oom(e)) throw;
+            q.device.reset();
+        }
     }
+    q.host = std::make_unique<g16::pinned_memory>(limbs.size() * 8);
+    if (!limbs.empty()) std::memcpy(q.host->data(), limbs.data(), limbs.size() * 8);
     return q;
 }
 
-void place_all(Groth16Srs& srs, rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
+void place_all(Groth16Srs& srs, uint8_t resident, rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1, rust::Slice<const uint64_t> b_g2) {
     const int32_t d = srs.device;
-    const bool r = srs.resident;
-    srs.h = place(d, ArrayKind::G1Affine, h, r, "h");
-    srs.l = place(d, ArrayKind::G1Affine, l, r, "l");
-    srs.a = place(d, ArrayKind::G1Affine, a, r, "a");
-    srs.b_g1 = place(d, ArrayKind::G1Affine, b_g1, r, "b_g1");
-    srs.b_g2 = place(d, ArrayKind::G2Affine, b_g2, r, "b_g2");
+    srs.h = place(d, ArrayKind::G1Affine, h, resident & bit_h, "h");
+    srs.l = place(d, ArrayKind::G1Affine, l, resident & bit_l, "l");
+    srs.a = place(d, ArrayKind::G1Affine, a, resident & bit_a, "a");
+    srs.b_g1 = place(d, ArrayKind::G1Affine, b_g1, resident & bit_b_g1, "b_g1");
+    srs.b_g2 = place(d, ArrayKind::G2Affine, b_g2, resident & bit_b_g2, "b_g2");
 }
 
 /// Device memory of the quotient for an SRS of h_len h bases: five n-scalar
-/// buffers (a, b, c and two results) and the twiddles.
-uint64_t quotient_bytes(uint64_t h_len) { return 5 * 32 * (h_len + 1); }
+/// buffers (a, b, c and two results) and the twiddles (timing SRSs only:
+/// an uploaded SRS is told its working set by the placement plan).
+uint64_t quotient_bytes(uint64_t h_len) { return 6 * 32 * (h_len + 1); }
 
-bool is_oom(const error& e) { return std::string(e.what()).rfind("cuda_oom", 0) == 0; }
+/// Device memory kept free beside a tiled SRS for the CUDA context, CUB and
+/// the MSM temporaries, on top of the quotient's buffers.
+constexpr uint64_t WORKING_RESERVE = uint64_t(2) << 30;
 
 /// Copies of the table asked for: one per window (msm_table keeps no more).
 constexpr uint32_t TABLE_COPIES = UINT32_MAX;
@@ -129,31 +139,17 @@ std::shared_ptr<const DeviceArray> background_table::get() const {
 std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                                                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
-                                               rust::Slice<const uint64_t> b_g2, SrsPlacement placement,
-                                               uint64_t stream_chunk) {
+                                               rust::Slice<const uint64_t> b_g2, uint8_t resident,
+                                               uint64_t working_set, uint64_t stream_chunk) {
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
     srs->vk = read_vk(span_of(vk));
-    uint64_t free = 0, total = 0;
-    // Quotient buffers kept from earlier proofs would count against room
-    // the SRS could use; they are rebuilt on the next proof.
+    // Quotient buffers kept from earlier proofs are not counted in the plan
+    // (the caller released them before reading free memory); they are
+    // rebuilt on the next proof.
     g16::release_idle_quotients(device);
-    g16::device_memory(device, &free, &total);
-
-    const uint64_t bytes = 8 * uint64_t(h.size() + l.size() + a.size() + b_g1.size() + b_g2.size());
-    const uint64_t ntt_bytes = quotient_bytes(elements(ArrayKind::G1Affine, h, "h"));
-    srs->resident = placement == SrsPlacement::Auto && bytes + ntt_bytes + WORKING_RESERVE <= free;
-    if (srs->resident) {
-        try {
-            place_all(*srs, h, l, a, b_g1, b_g2);
-        } catch (const error& e) {
-            // Another user of the device took memory since we looked: stream instead.
-            if (!is_oom(e)) throw;
-            srs->resident = false;
-        }
-    }
-    if (!srs->resident) place_all(*srs, h, l, a, b_g1, b_g2);
-    add_h_table(*srs, ntt_bytes + WORKING_RESERVE);
+    place_all(*srs, resident, h, l, a, b_g1, b_g2);
+    add_h_table(*srs, working_set);
 
     // Chunks hold whole bitmap words, so batch additions split at word bounds.
     const uint64_t chunk = stream_chunk ? stream_chunk : DEFAULT_CHUNK_BYTES / array_element_bytes(ArrayKind::G2Affine);
@@ -169,7 +165,6 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
     srs->vk = read_vk(span_of(vk));
-    srs->resident = true;
     const auto tiled = [&](ArrayKind kind, rust::Slice<const uint64_t> pattern, uint64_t len) {
         query_bases q;
         q.kind = kind;
@@ -188,7 +183,9 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
     return srs;
 }
 
-bool groth16_srs_resident(const Groth16Srs& srs) { return srs.resident; }
+uint8_t groth16_srs_resident_queries(const Groth16Srs& srs) { return srs.resident_queries(); }
+
+void release_idle_device_memory(int32_t device) { g16::release_idle_quotients(device); }
 
 bool groth16_srs_wait_for_tables(const Groth16Srs& srs) { return srs.h_table.wait(); }
 

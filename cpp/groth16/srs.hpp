@@ -21,6 +21,9 @@ struct vk_points {
     ec::affine<ff::fp2_t> beta_g2, delta_g2;
 };
 
+/// The five queries' bits in a set of them (the bridge's `resident` masks).
+enum query_bit : uint8_t { bit_h = 1, bit_l = 2, bit_a = 4, bit_b_g1 = 8, bit_b_g2 = 16, all_queries = 31 };
+
 /// The bases of one query (h, l, a, b_g1 or b_g2).
 struct query_bases {
     ArrayKind kind;
@@ -75,7 +78,6 @@ private:
 class Groth16Srs {
 public:
     int32_t device = 0;
-    bool resident = false;
     /// Bases per streamed chunk (a multiple of 64, so bitmaps split at words).
     uint64_t stream_chunk = 0;
     vk_points vk;
@@ -83,6 +85,12 @@ public:
     /// The h query's MSM table, when the device had room for it (srs.cpp).
     /// Declared after the bases, so it is destroyed (its build joined) first.
     background_table h_table;
+
+    /// The queries resident in device memory (query_bit).
+    uint8_t resident_queries() const {
+        return uint8_t((h.device ? bit_h : 0) | (l.device ? bit_l : 0) | (a.device ? bit_a : 0) |
+                       (b_g1.device ? bit_b_g1 : 0) | (b_g2.device ? bit_b_g2 : 0));
+    }
 
     /// log2 of the domain (the h bases and one), or -1 when that is not a
     /// power of two (such an SRS cannot prove).

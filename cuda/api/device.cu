@@ -1,5 +1,10 @@
-//! Device discovery, an allocation probe and a device field-multiplication
-//! hook: the entry points that are not a kernel of the prover.
+//! Device discovery, the device-memory cap, an allocation probe and a device
+//! field-multiplication hook: the entry points that are not a kernel of the
+//! prover.
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "../ff/bls12_381.hpp"
 #include "../util/cuda_util.cuh"
 #include "cuzk-ffi/src/hooks.rs.h"
@@ -26,6 +31,43 @@ DeviceInfo device_info(int32_t id) {
     info.total_mem = total;
     info.free_mem = free;
     return info;
+}
+
+void set_device_memory_cap(int32_t id, uint64_t bytes, bool enforce) {
+    cuda::use_device(id);
+    // The pool's unused memory counts as free to the plans: give it back, so
+    // that the blocker can take the card above the cap.
+    cuda::trim_pool();
+    size_t f = 0, t = 0;
+    CUZK_CUDA(cudaMemGetInfo(&f, &t));
+    if (bytes >= t)
+        throw_invalid("device memory cap: " + std::to_string(bytes) + " bytes is not below the device's " +
+                      std::to_string(t));
+    std::lock_guard<std::mutex> guard(cuda::memory_caps_lock());
+    std::vector<cuda::memory_cap>& caps = cuda::memory_caps();
+    if (size_t(id) >= caps.size()) caps.resize(size_t(id) + 1);
+    cuda::memory_cap& cap = caps[size_t(id)];
+    if (cap.blocker) {
+        cudaFree(cap.blocker);
+        cap.blocker = nullptr;
+        cap.blocker_bytes = 0;
+    }
+    cap.bytes = bytes;
+    if (bytes == 0 || !enforce) return;
+    // The part of the card above the cap, taken once (outside the fault
+    // hook's count: it is not the prover's memory) so that what the prover
+    // allocates past the cap fails as it would on the smaller card.
+    const uint64_t above = t - bytes;
+    const cudaError_t e = cudaMalloc(&cap.blocker, above);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        cap.blocker = nullptr;
+        cap.bytes = 0;
+        throw_invalid("device memory cap: cannot reserve the " + std::to_string(above) + " bytes above a cap of " +
+                      std::to_string(bytes) + " (" + std::to_string(f) + " of " + std::to_string(t) +
+                      " bytes free): the cap is above what the device has free");
+    }
+    cap.blocker_bytes = above;
 }
 
 void device_alloc_probe(int32_t id, uint64_t bytes) {

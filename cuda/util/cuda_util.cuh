@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -86,8 +87,32 @@ inline cudaMemPool_t memory_pool() {
     return pool;
 }
 
+/// A device's memory as cuzk is told to see it: a card of `bytes` total
+/// (the device-memory cap, set_device_memory_cap in api/device.cu), so that
+/// every plan (SRS placement, MSM batches, tables) is the one a card that
+/// size would get. `blocker` is the allocation that, in enforcing mode,
+/// takes the rest of the real card so that going past the cap fails.
+struct memory_cap {
+    uint64_t bytes = 0;
+    void* blocker = nullptr;
+    uint64_t blocker_bytes = 0;
+};
+
+/// The caps, indexed by device (bytes 0: none), under their lock.
+inline std::mutex& memory_caps_lock() {
+    static std::mutex lock;
+    return lock;
+}
+inline std::vector<memory_cap>& memory_caps() {
+    static std::vector<memory_cap> caps;
+    return caps;
+}
+
 /// Free and total memory of the current device, where free counts what the
-/// pool holds unused: it is there for the next temporaries.
+/// pool holds unused: it is there for the next temporaries. Under a cap the
+/// device reads as a card of that size: total is the cap, and free is what
+/// is left of it (the real free memory, less the part of the card above the
+/// cap that no blocker holds).
 inline void memory_info(uint64_t* free, uint64_t* total) {
     size_t f = 0, t = 0;
     CUZK_CUDA(cudaMemGetInfo(&f, &t));
@@ -97,6 +122,16 @@ inline void memory_info(uint64_t* free, uint64_t* total) {
     CUZK_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     *free = f + (reserved > used ? reserved - used : 0);
     *total = t;
+    int device = 0;
+    CUZK_CUDA(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> guard(memory_caps_lock());
+    const std::vector<memory_cap>& caps = memory_caps();
+    if (size_t(device) >= caps.size() || caps[size_t(device)].bytes == 0) return;
+    const memory_cap& cap = caps[size_t(device)];
+    const uint64_t above = t > cap.bytes ? t - cap.bytes : 0;
+    const uint64_t seen = *free + cap.blocker_bytes;
+    *free = seen > above ? seen - above : 0;
+    *total = std::min<uint64_t>(t, cap.bytes);
 }
 
 /// Hands the pool's unused memory back to the driver, once the frees queued

@@ -73,6 +73,11 @@ pub struct EngineConfig {
     pub synthesis: String,
     /// Where recordings persist between runs; in memory only when absent.
     pub recordings_dir: Option<PathBuf>,
+    /// Plan each GPU's memory as a card of this many GiB; the card's own
+    /// size when absent.
+    pub device_memory_gib: Option<f64>,
+    /// With `device_memory_gib`, also take the memory above the cap.
+    pub device_memory_enforce: bool,
 }
 
 /// `[params]`: where parameter files are, which to load at start.
@@ -141,6 +146,8 @@ impl Default for EngineConfig {
             urgent_synthesis_workers: cuzk_pipeline::Config::default().urgent_synthesis_workers,
             synthesis: "recorded".into(),
             recordings_dir: None,
+            device_memory_gib: None,
+            device_memory_enforce: false,
         }
     }
 }
@@ -223,6 +230,14 @@ impl Config {
                 return bad("engine.memory_budget_gib", format!("{gib} is not a positive size in GiB"));
             }
         }
+        if let Some(gib) = self.engine.device_memory_gib {
+            if !(gib.is_finite() && (1.0..=1024.0).contains(&gib)) {
+                return bad("engine.device_memory_gib", format!("{gib} is not a card size of 1 to 1024 GiB"));
+            }
+        }
+        if self.engine.device_memory_enforce && self.engine.device_memory_gib.is_none() {
+            return bad("engine.device_memory_enforce", "true without engine.device_memory_gib to enforce".into());
+        }
         if self.engine.synthesis_workers == Some(0) {
             return bad("engine.synthesis_workers", "0: at least one is needed".into());
         }
@@ -268,6 +283,8 @@ impl Config {
             urgent_synthesis_workers = e.urgent_synthesis_workers,
             synthesis = %e.synthesis,
             recordings_dir = ?e.recordings_dir,
+            device_memory_gib = ?e.device_memory_gib,
+            device_memory_enforce = e.device_memory_enforce,
             "config [engine]"
         );
         tracing::info!(dir = %self.params.dir.display(), preload = ?self.params.preload, "config [params]");
@@ -290,6 +307,8 @@ impl Config {
         if let Some(n) = self.engine.synthesis_workers {
             c.synthesis_workers = n;
         }
+        c.device_memory = self.engine.device_memory_gib.map(|gib| (gib * (1u64 << 30) as f64) as u64);
+        c.device_memory_enforce = self.engine.device_memory_enforce;
         Ok(c)
     }
 }
@@ -327,6 +346,8 @@ mod tests {
             urgent_synthesis_workers = 2
             synthesis = "classic"
             recordings_dir = "/tmp/rec"
+            device_memory_gib = 48.0
+            device_memory_enforce = true
             [params]
             dir = "/tmp/params"
             preload = ["wpost-2k", "winning-32g"]
@@ -344,6 +365,7 @@ mod tests {
         assert_eq!((e.backend, e.synthesis, e.synthesis_workers), (BackendChoice::Cpu, SynthesisMode::Classic, 3));
         assert_eq!(e.urgent_synthesis_workers, 2);
         assert_eq!(e.memory_budget, 3 << 29);
+        assert_eq!((e.device_memory, e.device_memory_enforce), (Some(48 << 30), true));
         assert_eq!(c.params.preload, vec!["wpost-2k".to_string(), "winning-32g".to_string()]);
         assert_eq!((c.results.retention_secs, c.results.max_kept), (5, 7));
     }
@@ -356,6 +378,7 @@ mod tests {
         full.engine.memory_budget_gib = Some(2.5);
         full.engine.synthesis_workers = Some(3);
         full.engine.recordings_dir = Some("/tmp/rec".into());
+        full.engine.device_memory_gib = Some(48.0);
         full.params.preload = vec!["wpost-2k".into()];
         let text = full.to_toml().unwrap();
         assert_eq!(Config::from_toml(&text).unwrap(), full, "{text}");
@@ -371,7 +394,7 @@ mod tests {
                 keys += 1;
             }
         }
-        assert_eq!(keys, 17, "{text}");
+        assert_eq!(keys, 19, "{text}");
     }
 
     #[test]
@@ -413,6 +436,8 @@ mod tests {
             ("[engine]\nsynthesis = \"fast\"", "engine.synthesis"),
             ("[engine]\nmemory_budget_gib = -1.0", "engine.memory_budget_gib"),
             ("[engine]\nsynthesis_workers = 0", "engine.synthesis_workers"),
+            ("[engine]\ndevice_memory_gib = 0.5", "engine.device_memory_gib"),
+            ("[engine]\ndevice_memory_enforce = true", "engine.device_memory_enforce"),
             ("[params]\npreload = [\"porep-1g\"]", "porep-1g"),
             ("[results]\nmax_kept = 0", "results.max_kept"),
         ] {

@@ -93,6 +93,9 @@ pub mod ffi {
         fn device_count() -> Result<i32>;
         /// Properties and free memory of one device.
         fn device_info(id: i32) -> Result<DeviceInfo>;
+        /// Makes device `id` read as a card of `bytes` total (0: its own size) to every plan;
+        /// with `enforce`, the memory above the cap is taken so that exceeding it fails.
+        fn set_device_memory_cap(id: i32, bytes: u64, enforce: bool) -> Result<()>;
         /// In-place Fr NTT of a power-of-two number of Montgomery scalars.
         fn fr_ntt(id: i32, kind: NttKind, data: &mut [u64]) -> Result<()>;
     }
@@ -245,15 +248,6 @@ pub mod ffi {
         pub pre_destructor_ms: f64,
     }
 
-    /// Where an uploaded SRS keeps its bases.
-    #[derive(Debug)]
-    enum SrsPlacement {
-        /// On the device if it has room for them and the proving temporaries, else pinned host memory.
-        Auto,
-        /// In pinned host memory, streamed to the device in chunks.
-        HostStreaming,
-    }
-
     unsafe extern "C++" {
         include!("cpp/groth16/bridge.hpp");
 
@@ -261,7 +255,10 @@ pub mod ffi {
         type Groth16Srs;
 
         /// Uploads an SRS: `vk` is alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 as affine limbs;
-        /// `stream_chunk` bases per streamed chunk (0 for the default).
+        /// `resident` the queries to keep in device memory (bits: h 1, l 2, a 4, b_g1 8, b_g2 16;
+        /// one that does not fit is streamed), the rest streamed from pinned host memory;
+        /// `working_set` the device bytes a call needs beside the SRS (the h query's MSM table
+        /// takes only memory beyond it); `stream_chunk` bases per streamed chunk (0 for the default).
         #[allow(clippy::too_many_arguments)]
         fn groth16_srs_upload(
             device: i32,
@@ -271,7 +268,8 @@ pub mod ffi {
             a: &[u64],
             b_g1: &[u64],
             b_g2: &[u64],
-            placement: SrsPlacement,
+            resident: u8,
+            working_set: u64,
             stream_chunk: u64,
         ) -> Result<UniquePtr<Groth16Srs>>;
         /// A timing-only SRS tiled on the device from a few affine points (proofs will not verify).
@@ -286,8 +284,11 @@ pub mod ffi {
             a: u64,
             b: u64,
         ) -> Result<UniquePtr<Groth16Srs>>;
-        /// Whether the SRS's bases live in device memory.
-        fn groth16_srs_resident(srs: &Groth16Srs) -> bool;
+        /// The queries whose bases live in device memory (bits as for the upload).
+        fn groth16_srs_resident_queries(srs: &Groth16Srs) -> u8;
+        /// Frees the device memory kept between calls for reuse (the quotient's buffers of the
+        /// last domain size), so that an SRS about to be placed can count it as free.
+        fn release_idle_device_memory(device: i32) -> Result<()>;
         /// Waits for the MSM tables the SRS builds in the background; whether h has one.
         fn groth16_srs_wait_for_tables(srs: &Groth16Srs) -> bool;
         /// Proves every circuit on `device`, writing 192 bytes per proof into `proofs`.

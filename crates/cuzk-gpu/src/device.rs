@@ -9,6 +9,27 @@ pub fn devices() -> Result<Vec<DeviceInfo>, GpuError> {
     (0..count).map(|id| ffi::device_info(id).map_err(GpuError::from)).collect()
 }
 
+/// Makes device `id` read as a card of `bytes` total to every plan cuzk
+/// makes there (SRS placement, MSM batches, tables), or as itself again with
+/// `None`: how the cards providers own are measured on a larger one. With
+/// `enforce`, the memory above the cap is taken as well, so that an
+/// allocation past the cap fails as it would on the smaller card (one
+/// figure of the plan that was wrong shows as an error, not as a use of
+/// memory the smaller card does not have). Set it before anything is
+/// uploaded to the device.
+pub fn cap_device_memory(id: i32, bytes: Option<u64>, enforce: bool) -> Result<(), GpuError> {
+    if bytes == Some(0) {
+        return Err(GpuError::InvalidInput("a device memory cap of 0 bytes".into()));
+    }
+    Ok(ffi::set_device_memory_cap(id, bytes.unwrap_or(0), enforce)?)
+}
+
+/// Frees the device memory kept between calls for reuse (the quotient's
+/// buffers of the last domain size); the next call allocates it again.
+pub fn release_idle_memory(id: i32) -> Result<(), GpuError> {
+    Ok(ffi::release_idle_device_memory(id)?)
+}
+
 /// A handle on one device, checked to exist when opened. It holds no device
 /// state: every kernel call passes its id, so devices work independently.
 #[derive(Debug, Clone)]

@@ -43,6 +43,22 @@ pub enum GpuError {
         /// The row, input rows included, in the prover's order.
         row: usize,
     },
+    /// The device cannot hold what one prove call needs beside the SRS,
+    /// even with every base streamed from host memory.
+    #[error(
+        "device too small: a call over a domain of {domain} needs {needed} bytes of device memory beside the \
+         streamed SRS, and the device has {free} free of {total}"
+    )]
+    DeviceTooSmall {
+        /// The SRS's domain size.
+        domain: u64,
+        /// Bytes one call needs (placement.rs's working set).
+        needed: u64,
+        /// Bytes free on the device.
+        free: u64,
+        /// The device's bytes (its cap, when one is set).
+        total: u64,
+    },
     /// An SRS query does not have the size an assignment needs.
     #[error("SRS mismatch: {what}: the SRS has {have}, the assignment needs {need}")]
     SrsMismatch {

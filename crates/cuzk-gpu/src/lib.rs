@@ -20,6 +20,8 @@ pub mod msm;
 pub mod batch_add;
 /// The Groth16 SRS uploaded once per device.
 pub mod srs;
+/// Which SRS queries stay in device memory and which are streamed.
+pub mod placement;
 /// Groth16 proofs on a device (the host function of DESIGN §4).
 pub mod groth16;
 /// Host services of the bridge (thread priorities).
@@ -32,13 +34,14 @@ pub mod setup;
 /// Test- and bench-facing wrappers over the bridge's hooks.
 pub mod hooks;
 
-pub use device::{devices, Device, DeviceInfo};
+pub use device::{cap_device_memory, devices, release_idle_memory, Device, DeviceInfo};
 pub use msm::{msm_g1, msm_g2, DeviceBases, DeviceRun, DeviceScalars};
 pub use batch_add::{batch_add_g1, batch_add_g2};
 pub use error::GpuError;
 pub use groth16::{prove, prove_recorded, HostTimings};
 pub use setup::{fixed_base_g1, fixed_base_g2, generate_parameters_from_shape, GpuFixedBase, SetupError};
 pub use spmv::DeviceShape;
+pub use placement::{Placement, Query, QuerySet};
 pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
 pub use ntt::{ntt, NttKind};
 

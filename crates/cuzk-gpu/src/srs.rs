@@ -1,3 +1,4 @@
+use crate::placement::{self, Placement, QuerySet};
 use crate::{Device, GpuError};
 use blstrs::{G1Affine, G2Affine};
 use cuzk_ffi::cast::as_limbs;
@@ -7,12 +8,17 @@ use cuzk_groth16::{Parameters, VerifyingKey};
 /// Where [`GpuSrs::upload`] keeps the bases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SrsPlacement {
-    /// In device memory when the device holds them with room to prove (batch
-    /// additions and MSMs then read HBM, not PCIe), else pinned host memory.
+    /// As the placement plan says (placement.rs): the queries that fit
+    /// beside one call's working set in device memory, where batch
+    /// additions and MSMs read them at HBM speed; the others in pinned host
+    /// memory, streamed. A device too small for one call is an error.
     Auto,
-    /// In pinned host memory, streamed to the device in chunks: for cards too
-    /// small for the SRS, and for testing that path on large ones.
+    /// In pinned host memory, streamed to the device in chunks: for testing
+    /// that path on large cards.
     HostStreaming,
+    /// These queries resident (each streamed instead if it does not fit),
+    /// the others streamed: for testing partial placements.
+    Queries(QuerySet),
 }
 
 /// The number of bases of each query, which an assignment must match.
@@ -36,16 +42,25 @@ pub struct GpuSrs {
     srs: UniquePtr<ffi::Groth16Srs>,
     device: i32,
     sizes: SrsSizes,
+    placement: Placement,
 }
 
 impl GpuSrs {
     /// Uploads `params` to `device`, placed as `placement` says.
     pub fn upload(device: &Device, params: &Parameters, placement: SrsPlacement) -> Result<GpuSrs, GpuError> {
-        let placement = match placement {
-            SrsPlacement::Auto => ffi::SrsPlacement::Auto,
-            SrsPlacement::HostStreaming => ffi::SrsPlacement::HostStreaming,
-        };
-        Self::upload_as(device, params, placement, 0)
+        Self::upload_as(device, params, placement, 0, 0)
+    }
+
+    /// As [`GpuSrs::upload`], keeping `held` more bytes free for the calls
+    /// over SRSs already on the device (their working sets beyond this
+    /// one's), so that placing this one does not take their room.
+    pub fn upload_beside(
+        device: &Device,
+        params: &Parameters,
+        placement: SrsPlacement,
+        held: u64,
+    ) -> Result<GpuSrs, GpuError> {
+        Self::upload_as(device, params, placement, held, 0)
     }
 
     /// Uploads `params` to pinned host memory, streamed in chunks of
@@ -55,13 +70,14 @@ impl GpuSrs {
         if chunk_bases == 0 {
             return Err(GpuError::InvalidInput("a streamed chunk needs at least one base".into()));
         }
-        Self::upload_as(device, params, ffi::SrsPlacement::HostStreaming, chunk_bases as u64)
+        Self::upload_as(device, params, SrsPlacement::HostStreaming, 0, chunk_bases as u64)
     }
 
     fn upload_as(
         device: &Device,
         params: &Parameters,
-        placement: ffi::SrsPlacement,
+        placement: SrsPlacement,
+        held: u64,
         chunk: u64,
     ) -> Result<GpuSrs, GpuError> {
         if params.b_g1.len() != params.b_g2.len() {
@@ -80,6 +96,22 @@ impl GpuSrs {
         // only with what was uploaded, so the upload is where it is refused.
         params.vk.refuse_degenerate().map_err(|e| GpuError::InvalidInput(e.to_string()))?;
         let vk = &params.vk;
+        let sizes = SrsSizes {
+            ic: vk.ic.len(),
+            h: params.h.len(),
+            l: params.l.len(),
+            a: params.a.len(),
+            b: params.b_g1.len(),
+        };
+        // The plan counts as free what the device keeps only for reuse.
+        ffi::release_idle_device_memory(device.id())?;
+        let now = ffi::device_info(device.id())?;
+        let (free, total) = (now.free_mem, now.total_mem);
+        let planned = match placement {
+            SrsPlacement::Auto => placement::plan(&sizes, free, total, held)?,
+            SrsPlacement::HostStreaming => placement::forced(&sizes, free, total, QuerySet::NONE),
+            SrsPlacement::Queries(set) => placement::forced(&sizes, free, total, set),
+        };
         let srs = ffi::groth16_srs_upload(
             device.id(),
             &vk_limbs(vk),
@@ -88,17 +120,14 @@ impl GpuSrs {
             as_limbs(&params.a),
             as_limbs(&params.b_g1),
             as_limbs(&params.b_g2),
-            placement,
+            planned.resident.bits(),
+            planned.working_set.total(),
             chunk,
         )?;
-        let sizes = SrsSizes {
-            ic: vk.ic.len(),
-            h: params.h.len(),
-            l: params.l.len(),
-            a: params.a.len(),
-            b: params.b_g1.len(),
-        };
-        Ok(GpuSrs { srs, device: device.id(), sizes })
+        // A query the device had no room for after all was streamed.
+        let resident = QuerySet::from_bits(ffi::groth16_srs_resident_queries(&srs));
+        let placement = placement::forced(&sizes, free, total, resident);
+        Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 
     /// A timing-only SRS of the given sizes, made on the device by repeating
@@ -122,6 +151,7 @@ impl GpuSrs {
                 sizes.ic
             )));
         }
+        let now = ffi::device_info(device.id())?;
         let srs = ffi::groth16_srs_tiled(
             device.id(),
             &vk_limbs(vk),
@@ -132,12 +162,20 @@ impl GpuSrs {
             sizes.a as u64,
             sizes.b as u64,
         )?;
-        Ok(GpuSrs { srs, device: device.id(), sizes })
+        let placement = placement::forced(&sizes, now.free_mem, now.total_mem, QuerySet::ALL);
+        Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 
-    /// Whether the bases are in device memory (else pinned host memory).
+    /// Whether every query's bases are in device memory.
     pub fn is_resident(&self) -> bool {
-        ffi::groth16_srs_resident(self.raw())
+        self.placement.resident == QuerySet::ALL
+    }
+
+    /// Where the bases are: the queries resident in device memory (the
+    /// others streamed from pinned host memory), and the device memory the
+    /// plan was made from.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
     }
 
     /// Waits for the MSM table the upload left building in the background

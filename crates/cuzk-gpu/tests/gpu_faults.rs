@@ -161,9 +161,9 @@ fn every_allocation_of_a_recorded_proof_fails_cleanly(device: &Device, rng: &mut
 }
 
 /// An upload with a failed allocation is OutOfMemory and keeps nothing,
-/// except that Auto placement may fall back to streaming from pinned host
-/// memory when the device refuses a resident query (srs.cpp): then the SRS
-/// it returns is not resident and must prove correctly.
+/// except that a query the device refuses is streamed from pinned host
+/// memory instead (srs.cpp): then the SRS it returns is not all resident
+/// and must prove correctly.
 fn every_allocation_of_an_srs_upload_fails_cleanly(device: &Device, rng: &mut ChaCha20Rng) {
     let f = fixture(rng);
     for placement in [SrsPlacement::Auto, SrsPlacement::HostStreaming] {

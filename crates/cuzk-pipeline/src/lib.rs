@@ -29,7 +29,7 @@ pub(crate) mod synthesis;
 pub(crate) mod timeline;
 
 pub use backends::cpu::CpuBackend;
-pub use backends::cuda::CudaBackend;
+pub use backends::cuda::{CudaBackend, MemoryCap};
 pub use backends::select::BackendChoice;
 pub use backends::{BackendError, ProveBackend, ProveOutput};
 /// The GPU layer's error, as [`BackendError::Gpu`] carries it.

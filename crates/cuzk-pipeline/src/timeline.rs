@@ -13,7 +13,9 @@ pub enum Event {
     SynthEnd,
     /// A prove call (one or more partitions) began on a device.
     ProveStart,
-    /// A prove call ended.
+    /// A prove call ended; on a GPU, with where its SRS's bases are:
+    /// `resident_queries` (bits: h 1, l 2, a 4, b_g1 8, b_g2 16),
+    /// `resident_bytes`, and `streamed_bytes` (moved over the bus per call).
     ProveEnd,
     /// A job finished (proofs or error).
     Done,

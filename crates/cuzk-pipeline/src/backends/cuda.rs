@@ -3,7 +3,8 @@ use std::time::Instant;
 
 use blstrs::Scalar;
 use cuzk_gpu::groth16::HostTimings;
-use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, SrsPlacement};
+use cuzk_gpu::placement::WorkingSet;
+use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, Placement, QuerySet, SrsPlacement, SrsSizes};
 use cuzk_groth16::Parameters;
 use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
@@ -39,8 +40,12 @@ fn cached<K, V, E>(cache: &Cache<K, V>, key: &Arc<K>, upload: impl FnOnce() -> R
 
 impl CudaBackend {
     /// Opens device `id`. With `host_timing` the host function prints its
-    /// `CUZK_TIMING:` line for every call.
-    pub fn open(id: i32, host_timing: bool) -> Result<Self, GpuError> {
+    /// `CUZK_TIMING:` line for every call. With a memory cap the device
+    /// reads as a card of that many bytes (cuzk_gpu::cap_device_memory).
+    pub fn open(id: i32, host_timing: bool, cap: Option<MemoryCap>) -> Result<Self, GpuError> {
+        if let Some(cap) = cap {
+            cuzk_gpu::cap_device_memory(id, Some(cap.bytes), cap.enforce)?;
+        }
         Ok(CudaBackend {
             device: Device::open(id)?,
             host_timing,
@@ -49,10 +54,27 @@ impl CudaBackend {
         })
     }
 
-    /// The SRS of `params` on this device, uploading it the first time.
-    /// Entries whose parameters the engine has dropped are released here.
+    /// The SRS of `params` on this device, uploading it the first time,
+    /// placed so that a call over it and a call over any SRS already here
+    /// each find their working set free (placement.rs). The plan goes to
+    /// the log. Entries whose parameters the engine has dropped are
+    /// released here.
     fn srs(&self, params: &Arc<Parameters>) -> Result<Arc<GpuSrs>, GpuError> {
-        cached(&self.resident, params, || GpuSrs::upload(&self.device, params, SrsPlacement::Auto))
+        let others = {
+            let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+            entries
+                .iter()
+                .filter(|(w, _)| w.strong_count() > 0)
+                .map(|(_, srs)| srs.placement().working_set.total())
+                .max()
+                .unwrap_or(0)
+        };
+        cached(&self.resident, params, || {
+            let own = WorkingSet::of(&sizes_of(params), self.device.info().total_mem, QuerySet::NONE).total();
+            let srs = GpuSrs::upload_beside(&self.device, params, SrsPlacement::Auto, others.saturating_sub(own))?;
+            tracing::info!(device = %self.name(), placement = %srs.placement(), "SRS placed");
+            Ok(srs)
+        })
     }
 
     /// The SRS already uploaded for `params`, if any (no upload).
@@ -73,6 +95,20 @@ impl CudaBackend {
         })?;
         Ok((resident, upload_ms))
     }
+}
+
+/// A cap on the device memory a backend plans with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryCap {
+    /// The card size to behave as, in bytes.
+    pub bytes: u64,
+    /// Also take the memory above the cap, so that exceeding it fails.
+    pub enforce: bool,
+}
+
+/// The query sizes of `params`, as the SRS upload counts them.
+fn sizes_of(params: &Parameters) -> SrsSizes {
+    SrsSizes { ic: params.vk.ic.len(), h: params.h.len(), l: params.l.len(), a: params.a.len(), b: params.b_g1.len() }
 }
 
 impl ProveBackend for CudaBackend {
@@ -131,8 +167,14 @@ impl ProveBackend for CudaBackend {
         }
     }
 
+    /// Every uploaded SRS holds all its bases: the streamed ones in pinned
+    /// host memory of its own, so the engine's copy serves nothing more.
     fn holds_bases(&self, params: &Arc<Parameters>) -> bool {
-        self.uploaded(params).is_some_and(|srs| srs.is_resident())
+        self.uploaded(params).is_some()
+    }
+
+    fn placement(&self, params: &Arc<Parameters>) -> Option<Placement> {
+        self.uploaded(params).map(|srs| *srs.placement())
     }
 
     fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {

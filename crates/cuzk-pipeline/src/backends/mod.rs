@@ -142,6 +142,12 @@ pub trait ProveBackend: Send + Sync {
         false
     }
 
+    /// Where the backend keeps the bases of `params` once prepared (a GPU's
+    /// resident and streamed queries); `None` where that does not apply.
+    fn placement(&self, _params: &Arc<Parameters>) -> Option<cuzk_gpu::Placement> {
+        None
+    }
+
     /// From now on `slim` (the same parameters without their bases) stands
     /// for `full` in every call: state kept per parameter set moves over.
     fn adopt_slim(&self, _full: &Arc<Parameters>, _slim: &Arc<Parameters>) {}

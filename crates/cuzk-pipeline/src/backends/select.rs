@@ -3,7 +3,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::cpu::CpuBackend;
-use super::cuda::CudaBackend;
+use super::cuda::{CudaBackend, MemoryCap};
 use super::ProveBackend;
 
 /// Which backend the user asked for.
@@ -49,12 +49,18 @@ impl fmt::Display for BackendChoice {
 /// line that makes the choice visible). Asking for a GPU that is absent is an
 /// error saying why it is unavailable, never a silent fallback; `Auto` falls
 /// back to the CPU and says why.
-pub(crate) fn select(choice: BackendChoice, host_timing: bool) -> Result<(Vec<Arc<dyn ProveBackend>>, String), String> {
+pub(crate) fn select(
+    choice: BackendChoice,
+    host_timing: bool,
+    cap: Option<MemoryCap>,
+) -> Result<(Vec<Arc<dyn ProveBackend>>, String), String> {
     let cpu = || -> Vec<Arc<dyn ProveBackend>> { vec![Arc::new(CpuBackend::new())] };
     let gpus = |ids: Vec<i32>| -> Result<Vec<Arc<dyn ProveBackend>>, String> {
         ids.into_iter()
             .map(|id| {
-                CudaBackend::open(id, host_timing).map(|b| Arc::new(b) as Arc<dyn ProveBackend>).map_err(|e| e.to_string())
+                CudaBackend::open(id, host_timing, cap)
+                    .map(|b| Arc::new(b) as Arc<dyn ProveBackend>)
+                    .map_err(|e| format!("cuda:{id}: {e}"))
             })
             .collect()
     };
@@ -92,17 +98,17 @@ mod tests {
 
     #[test]
     fn auto_is_visible_and_an_absent_gpu_is_an_error() {
-        let (backends, why) = select(BackendChoice::Auto, false).unwrap();
+        let (backends, why) = select(BackendChoice::Auto, false, None).unwrap();
         assert!(!why.is_empty());
         match cuzk_gpu::devices() {
             Ok(ids) if !ids.is_empty() => {
                 assert_eq!(backends[0].name(), "cuda:0");
-                let absent = select(BackendChoice::Cuda(Some(999)), false).map(|_| ()).unwrap_err();
+                let absent = select(BackendChoice::Cuda(Some(999)), false, None).map(|_| ()).unwrap_err();
                 assert!(absent.contains("999 not found"), "{absent}");
             }
             _ => {
                 assert_eq!(backends[0].name(), "cpu");
-                assert!(select(BackendChoice::Cuda(Some(0)), false).is_err());
+                assert!(select(BackendChoice::Cuda(Some(0)), false, None).is_err());
             }
         }
     }

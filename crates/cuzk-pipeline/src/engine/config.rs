@@ -46,6 +46,14 @@ pub struct Config {
     /// Ask GPU backends for their per-stage `CUZK_TIMING:` line on stderr
     /// (the figures come back in [`crate::Timings::stages`] either way).
     pub host_timing: bool,
+    /// Plan every GPU's memory as if the card had this many bytes (SRS
+    /// placement, MSM batches, tables): how a smaller card is measured on a
+    /// larger one. `None`: the card's own size.
+    pub device_memory: Option<u64>,
+    /// With `device_memory`, also take the memory above the cap, so that a
+    /// call that goes past it fails instead of using memory the smaller card
+    /// would not have.
+    pub device_memory_enforce: bool,
     /// Seed for r and s (tests compare backends on equal randomness); fresh
     /// entropy when `None`.
     pub rng_seed: Option<u64>,
@@ -71,6 +79,8 @@ impl Default for Config {
             timeline: None,
             load_progress: None,
             host_timing: false,
+            device_memory: None,
+            device_memory_enforce: false,
             rng_seed: None,
             synthesis: SynthesisMode::default(),
             recordings_dir: None,

@@ -19,6 +19,7 @@ use rand::SeedableRng;
 use self::queue::Pending;
 use self::state::{JobState, Shared, State};
 use self::synth_worker::Lane;
+use crate::backends::cuda::MemoryCap;
 use crate::backends::{select, ProveBackend};
 use crate::budget::MemoryBudget;
 use crate::dropper::Dropper;
@@ -84,7 +85,10 @@ impl Engine {
         let backends = match config.backends.take() {
             Some(b) if !b.is_empty() => b,
             Some(_) => return Err(EngineError::BackendUnavailable("no backend given".into())),
-            None => select::select(config.backend, config.host_timing).map_err(EngineError::BackendUnavailable)?.0,
+            None => {
+                let cap = config.device_memory.map(|bytes| MemoryCap { bytes, enforce: config.device_memory_enforce });
+                select::select(config.backend, config.host_timing, cap).map_err(EngineError::BackendUnavailable)?.0
+            }
         };
         let backend_names = backends.iter().map(|b| b.name()).collect();
         let rng = match config.rng_seed {

@@ -65,7 +65,15 @@ pub(super) fn run(s: &Shared, device: usize) {
                     prove(&batch, &*backend, params, &randomness)
                 };
                 prove_ms = ms_since(start);
-                s.record(Event::ProveEnd, job_id, &parts, Some(&name));
+                // Where the call found the bases: what it streamed, per call.
+                let placed = backend.placement(params).map(|p| {
+                    [
+                        ("resident_queries", u64::from(p.resident.bits())),
+                        ("resident_bytes", p.resident_bytes),
+                        ("streamed_bytes", p.streamed_bytes),
+                    ]
+                });
+                s.record_with(Event::ProveEnd, job_id, &parts, Some(&name), placed.as_ref().map_or(&[], |f| &f[..]));
                 let checked = out.and_then(|out| {
                     if s.self_check {
                         self_check(&loaded.pvk, &batch.public_inputs(), &out.proofs)?;

@@ -96,9 +96,16 @@ impl Shared {
     }
 
     /// [`Shared::record`] with more numeric fields.
-    pub(super) fn record_with(&self, event: Event, job: JobId, parts: &[usize], fields: &[(&str, u64)]) {
+    pub(super) fn record_with(
+        &self,
+        event: Event,
+        job: JobId,
+        parts: &[usize],
+        device: Option<&str>,
+        fields: &[(&str, u64)],
+    ) {
         if let Some(t) = &self.timeline {
-            t.record_with(event, job, parts, None, fields);
+            t.record_with(event, job, parts, device, fields);
         }
     }
 

@@ -164,14 +164,14 @@ pub(super) fn run(s: &Arc<Shared>, lane: Lane) {
 
         let span = tracing::info_span!("synthesize", job = task.job, partition = task.part).entered();
         let budget = [("reserved", bytes), ("budget_used", used), ("budget", total)];
-        s.record_with(Event::SynthStart, task.job, &[task.part], &budget);
+        s.record_with(Event::SynthStart, task.job, &[task.part], None, &budget);
         let start = Instant::now();
         let pool = if task.priority >= Priority::High { &s.urgent_pool } else { &s.synth_pool };
         let result = pool.install(|| (task.synthesize)(&synthesizer));
         let synth_ms = ms_since(start);
         let released = released.load(Ordering::Relaxed);
         let bytes = bytes - released;
-        s.record_with(Event::SynthEnd, task.job, &[task.part], &[("released_at_claim", released)]);
+        s.record_with(Event::SynthEnd, task.job, &[task.part], None, &[("released_at_claim", released)]);
         let report = synthesizer.report();
         tracing::debug!(synth_ms, ok = result.is_ok(), stages = ?report.stages(), "synthesized");
         drop(span);

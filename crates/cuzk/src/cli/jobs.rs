@@ -41,6 +41,16 @@ pub struct EngineArgs {
     /// loads aside.
     #[arg(long = "memory-gib", value_name = "GIB", value_parser = limits::memory_gib)]
     pub memory_budget: Option<u64>,
+    /// Plan each GPU's memory as a card of this many GiB (SRS placement,
+    /// MSM batches, tables): how smaller cards are measured on a larger one.
+    /// Default: the card's own size.
+    #[arg(long = "device-memory-gib", value_name = "GIB", value_parser = limits::device_memory_gib)]
+    pub device_memory: Option<u64>,
+    /// With --device-memory-gib, also take the memory above the cap, so that
+    /// a call going past it fails loudly instead of using memory the smaller
+    /// card would not have.
+    #[arg(long, requires = "device_memory")]
+    pub device_memory_enforce: bool,
     /// Partitions synthesized at once (default: one per core).
     #[arg(long, value_parser = limits::synth_workers)]
     pub synth_workers: Option<usize>,
@@ -81,6 +91,8 @@ pub fn config(a: &EngineArgs, params: &Path) -> Result<Config, Error> {
     if let Some(bytes) = a.memory_budget {
         config.memory_budget = bytes;
     }
+    config.device_memory = a.device_memory;
+    config.device_memory_enforce = a.device_memory_enforce;
     if let Some(path) = &a.timeline {
         let file = std::fs::File::create(path).map_err(Error::io(path))?;
         config.timeline = Some(Box::new(std::io::BufWriter::new(file)));

@@ -61,6 +61,15 @@ pub fn memory_gib(s: &str) -> Result<u64, String> {
     Ok((gib * (1u64 << 30) as f64) as u64)
 }
 
+/// `--device-memory-gib`: a card size in GiB, 1 to 1024.
+pub fn device_memory_gib(s: &str) -> Result<u64, String> {
+    let gib: f64 = s.trim().parse().map_err(|e| format!("not a number: {e}"))?;
+    if !gib.is_finite() || !(1.0..=1024.0).contains(&gib) {
+        return Err(format!("{s} GiB is outside 1..=1024 GiB"));
+    }
+    Ok((gib * (1u64 << 30) as f64) as u64)
+}
+
 /// The bytes of a regular file of at most `max` bytes, its size checked
 /// before it is read: a FIFO would block for ever, /dev/zero would be read
 /// until memory runs out.
@@ -142,6 +151,10 @@ mod tests {
         assert_eq!(memory_gib("0.5"), Ok(1 << 29));
         for bad in ["NaN", "nan", "inf", "-inf", "-1", "0", "1e-300", "1e300", "x"] {
             assert!(memory_gib(bad).is_err(), "{bad}");
+        }
+        assert_eq!(device_memory_gib("48"), Ok(48 << 30));
+        for bad in ["NaN", "inf", "0", "0.5", "1025", "x"] {
+            assert!(device_memory_gib(bad).is_err(), "{bad}");
         }
         assert_eq!(synth_workers("1"), Ok(1));
         assert!(synth_workers("0").is_err());

@@ -1,0 +1,296 @@
+//! Where an SRS's bases live on one device: which queries stay resident in
+//! device memory and which are streamed from pinned host memory, decided
+//! from the device's free memory and what a prove call allocates beside the
+//! SRS (its working set). Pure arithmetic, so the decisions for any card
+//! are tested without one.
+//!
+//! A 32 GiB PoRep SRS is 47.4 GB; a call at its 2^27 domain needs ~47 GB
+//! beside it (the quotient's six n-scalar buffers alone are 25.8 GB). An
+//! H200 (141 GB) holds both; an H100 (80 GB) does not, and the all-or-nothing
+//! rule this replaces kept the whole SRS resident there and left too little
+//! for the call, which then failed out of device memory. The plan keeps the
+//! working set free first and fills what is left with the queries whose
+//! streaming would cost the most bus traffic per call.
+
+use std::fmt;
+
+use crate::srs::SrsSizes;
+use crate::GpuError;
+
+/// One query of the SRS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Query {
+    /// The H query (G1, domain size − 1 bases).
+    H,
+    /// The L query (G1, private variables).
+    L,
+    /// The A query (G1).
+    A,
+    /// The B query in G1.
+    BG1,
+    /// The B query in G2.
+    BG2,
+}
+
+impl Query {
+    /// Every query, in the bridge's bit order.
+    pub const ALL: [Query; 5] = [Query::H, Query::L, Query::A, Query::BG1, Query::BG2];
+
+    /// Its bit in a [`QuerySet`] (the bridge's, cpp/groth16/srs.hpp).
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Query::H => "h",
+            Query::L => "l",
+            Query::A => "a",
+            Query::BG1 => "b_g1",
+            Query::BG2 => "b_g2",
+        }
+    }
+
+    /// Its number of bases in an SRS of `sizes`.
+    fn len(self, sizes: &SrsSizes) -> u64 {
+        (match self {
+            Query::H => sizes.h,
+            Query::L => sizes.l,
+            Query::A => sizes.a,
+            Query::BG1 | Query::BG2 => sizes.b,
+        }) as u64
+    }
+
+    /// Bytes of its bases (affine points: 96 in G1, 192 in G2).
+    pub fn bytes(self, sizes: &SrsSizes) -> u64 {
+        self.len(sizes) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
+    }
+
+    /// Bytes a call of [`CIRCUITS_PER_CALL`] circuits moves over the bus
+    /// when the query is streamed: its bases once per call (once per
+    /// circuit for H, whose scalars are made one circuit at a time), and
+    /// for the queries that read the witness on the device when resident,
+    /// their scalars per circuit.
+    fn streaming_cost(self, sizes: &SrsSizes) -> u64 {
+        let calls = CIRCUITS_PER_CALL;
+        match self {
+            Query::H => calls * self.bytes(sizes),
+            _ => self.bytes(sizes) + calls * SCALAR_BYTES * self.len(sizes),
+        }
+    }
+}
+
+/// A set of queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QuerySet(u8);
+
+impl QuerySet {
+    /// No query.
+    pub const NONE: QuerySet = QuerySet(0);
+    /// Every query.
+    pub const ALL: QuerySet = QuerySet(31);
+
+    /// The set of the bridge's bits (bits past the five queries ignored).
+    pub fn from_bits(bits: u8) -> QuerySet {
+        QuerySet(bits & 31)
+    }
+
+    /// The bridge's bits.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The set of these queries.
+    pub fn of(queries: &[Query]) -> QuerySet {
+        QuerySet(queries.iter().fold(0, |bits, q| bits | q.bit()))
+    }
+
+    /// Whether `q` is in the set.
+    pub fn contains(self, q: Query) -> bool {
+        self.0 & q.bit() != 0
+    }
+
+    /// The queries in the set, in bit order.
+    pub fn iter(self) -> impl Iterator<Item = Query> {
+        Query::ALL.into_iter().filter(move |q| self.contains(*q))
+    }
+
+    /// The queries not in the set.
+    pub fn complement(self) -> QuerySet {
+        QuerySet(!self.0 & 31)
+    }
+
+    /// Bytes of the set's bases in an SRS of `sizes`.
+    pub fn bytes(self, sizes: &SrsSizes) -> u64 {
+        self.iter().map(|q| q.bytes(sizes)).sum()
+    }
+}
+
+impl fmt::Display for QuerySet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == 0 {
+            return f.write_str("none");
+        }
+        let names: Vec<&str> = self.iter().map(Query::name).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+const G1_BYTES: u64 = 96;
+const G2_BYTES: u64 = 192;
+const SCALAR_BYTES: u64 = 32;
+/// Circuits a call is assumed to hold when streaming costs are compared:
+/// a 32 GiB PoRep's ten partitions go in calls of about four.
+const CIRCUITS_PER_CALL: u64 = 4;
+/// Bytes per streamed chunk (each of two staging buffers), cpp/groth16/srs.cpp.
+pub const STREAM_CHUNK_BYTES: u64 = 256 << 20;
+
+/// Device memory a prove call allocates beside the SRS, by purpose. The
+/// figures follow the host function (cpp/groth16/prove.cpp) at one circuit
+/// at a time: its per-circuit buffers are freed before the next circuit's,
+/// so the working set does not grow with the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkingSet {
+    /// The quotient's a, b, c, two results and twiddles: 6 · n scalars,
+    /// kept between calls.
+    pub quotient: u64,
+    /// The witness a recorded shape's a, b, c are computed from, and its
+    /// classes: 33 bytes per variable, kept between calls. The dense
+    /// queries that read the aux assignment reuse it as their window (or,
+    /// without a shape, allocate a window of its size instead).
+    pub witness: u64,
+    /// A recorded shape's matrices (uploaded when the recording is ready,
+    /// after the SRS): 48 bytes per domain element, an estimate above the
+    /// 32 GiB PoRep's 44 (5.93 GB for 2^27).
+    pub shape: u64,
+    /// B's scalars compacted by its density (both B queries resident).
+    pub compacted_b: u64,
+    /// The least MSM temporaries of an n-scalar MSM (its sorted digits;
+    /// 2.63 GB measured at 2^27), and the MSM's own reserve (a 64th of the
+    /// card, cuda/msm/pippenger.cuh).
+    pub msm: u64,
+    /// Two staging buffers for streamed bases.
+    pub staging: u64,
+    /// Kept free for CUB, streams and the allocator's slack: 2 GiB.
+    pub reserve: u64,
+}
+
+impl WorkingSet {
+    /// The working set of a call over an SRS of `sizes` on a card of
+    /// `total` bytes, with the queries of `resident` in device memory.
+    pub fn of(sizes: &SrsSizes, total: u64, resident: QuerySet) -> WorkingSet {
+        let n = sizes.h as u64 + 1;
+        let vars = (sizes.ic + sizes.l) as u64;
+        let b_resident = resident.contains(Query::BG1) && resident.contains(Query::BG2);
+        WorkingSet {
+            quotient: 6 * SCALAR_BYTES * n,
+            witness: (SCALAR_BYTES + 1) * vars,
+            shape: 48 * n,
+            compacted_b: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
+            msm: 24 * n + total / 64,
+            staging: if resident == QuerySet::ALL { 0 } else { 2 * STREAM_CHUNK_BYTES },
+            reserve: 2 << 30,
+        }
+    }
+
+    /// Its bytes.
+    pub fn total(&self) -> u64 {
+        self.quotient + self.witness + self.shape + self.compacted_b + self.msm + self.staging + self.reserve
+    }
+}
+
+/// Where an SRS's bases go on one device, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The queries kept in device memory; the others are streamed.
+    pub resident: QuerySet,
+    /// Bytes of the resident bases.
+    pub resident_bytes: u64,
+    /// Bytes of the streamed bases (each moved over the bus at least once
+    /// per call).
+    pub streamed_bytes: u64,
+    /// What a call needs beside the SRS with this placement.
+    pub working_set: WorkingSet,
+    /// The device's free and total bytes the plan was made from.
+    pub free: u64,
+    /// The device's total bytes.
+    pub total: u64,
+}
+
+impl Placement {
+    /// The device bytes the SRS and one call take together at most.
+    pub fn peak(&self) -> u64 {
+        self.resident_bytes + self.working_set.total()
+    }
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const GB: f64 = 1e9;
+        write!(
+            f,
+            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
+            self.resident,
+            self.resident_bytes as f64 / GB,
+            self.resident.complement(),
+            self.streamed_bytes as f64 / GB,
+            self.working_set.total() as f64 / GB,
+            self.free as f64 / GB,
+            self.total as f64 / GB,
+        )
+    }
+}
+
+/// The placement with `resident` in device memory, whether or not it fits
+/// (callers that choose for themselves: tests, streaming on purpose).
+pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet) -> Placement {
+    Placement {
+        resident,
+        resident_bytes: resident.bytes(sizes),
+        streamed_bytes: resident.complement().bytes(sizes),
+        working_set: WorkingSet::of(sizes, total, resident),
+        free,
+        total,
+    }
+}
+
+/// The placement of an SRS of `sizes` on a device with `free` of `total`
+/// bytes, where `held` more bytes must stay free for calls over other SRSs
+/// already placed there (their working sets beyond this one's).
+///
+/// Of the sets of resident queries whose bases and working set fit, the one
+/// whose streamed queries cost the least bus traffic per call is taken
+/// (ties: the most resident bytes, then the most resident queries). A device that cannot hold one call's
+/// working set even with every query streamed gets a typed error saying how
+/// much it needs: such a call would fail out of memory on its first proof.
+pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placement, GpuError> {
+    let room = free.saturating_sub(held);
+    let mut best: Option<(u64, Placement)> = None;
+    // From every query resident down, so that ties keep the most resident
+    // (empty queries cost nothing either way, but streaming needs staging).
+    for bits in (0..=QuerySet::ALL.bits()).rev() {
+        let resident = QuerySet::from_bits(bits);
+        let working_set = WorkingSet::of(sizes, total, resident);
+        let resident_bytes = resident.bytes(sizes);
+        if resident_bytes.saturating_add(working_set.total()) > room {
+            continue;
+        }
+        let cost: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
+        let candidate = forced(sizes, free, total, resident);
+        let better = match &best {
+            None => true,
+            Some((c, p)) => cost < *c || (cost == *c && resident_bytes > p.resident_bytes),
+        };
+        if better {
+            best = Some((cost, candidate));
+        }
+    }
+    best.map(|(_, p)| p).ok_or_else(|| {
+        let needed = WorkingSet::of(sizes, total, QuerySet::NONE).total() + held;
+        GpuError::DeviceTooSmall { domain: sizes.h as u64 + 1, needed, free, total }
+    })
+}
+
+#[cfg(test)]
+#[path = "placement_tests.rs"]
+mod tests;

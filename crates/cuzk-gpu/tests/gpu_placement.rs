@@ -1,0 +1,180 @@
+//! GPU tests of SRS placement and the device-memory cap: proofs with any
+//! mix of resident and streamed queries equal the all-resident proof and the
+//! CPU backend's byte for byte for the same r and s; under an enforced cap
+//! that leaves room for one call's working set and no query, the plan
+//! streams every query and the proofs are still those bytes; a cap below
+//! the working set is a typed error naming the need.
+//!
+//! Its own binary: the cap is process-wide for the device, so it must not
+//! run beside the other GPU tests. The harness is tests/gpu.rs's: without a
+//! GPU it fails unless CUZK_ALLOW_NO_GPU=1.
+
+mod harness;
+
+use blstrs::Scalar;
+use cuzk_gpu::placement::{self, WorkingSet};
+use cuzk_gpu::{cap_device_memory, prove, Device, GpuError, GpuSrs, Query, QuerySet, SrsPlacement, SrsSizes};
+use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof, Parameters};
+use cuzk_synth::workloads::Workload;
+use cuzk_synth::{synthesize_batch, ProvingAssignment};
+use rand_chacha::ChaCha20Rng;
+use rand_core::RngCore;
+
+const TESTS: &[(&str, harness::Test)] = &[
+    ("every_placement_matches_cpu", every_placement_matches_cpu),
+    ("a_cap_that_fits_no_query_streams_them_all", a_cap_that_fits_no_query_streams_them_all),
+    ("a_cap_below_the_working_set_is_refused", a_cap_below_the_working_set_is_refused),
+];
+
+fn main() {
+    harness::run("GPU placement", TESTS)
+}
+
+/// Parameters and a batch of witnesses of one circuit family.
+struct Case {
+    what: String,
+    params: Parameters,
+    inputs: Vec<Vec<Scalar>>,
+    assignments: Vec<ProvingAssignment<Scalar>>,
+}
+
+fn case(rng: &mut ChaCha20Rng, workload: Workload, size: usize, count: usize) -> Case {
+    let params = generate_random_parameters(workload.circuit::<Scalar>(size, rng.next_u64()).unwrap(), rng, None).unwrap();
+    let seeds: Vec<u64> = (0..count).map(|_| rng.next_u64()).collect();
+    let circuits = seeds.iter().map(|&s| workload.circuit::<Scalar>(size, s).unwrap()).collect();
+    Case {
+        what: format!("{workload} {size} x{count}"),
+        params,
+        inputs: seeds.iter().map(|&s| workload.public_inputs::<Scalar>(size, s).unwrap()).collect(),
+        assignments: synthesize_batch(circuits).unwrap(),
+    }
+}
+
+fn sizes(params: &Parameters) -> SrsSizes {
+    SrsSizes { ic: params.vk.ic.len(), h: params.h.len(), l: params.l.len(), a: params.a.len(), b: params.b_g1.len() }
+}
+
+impl Case {
+    /// The CPU backend's proof bytes for `randomness`.
+    fn cpu(&self, randomness: &[(Scalar, Scalar)]) -> Vec<Vec<u8>> {
+        let proofs = cuzk_groth16::prove(&self.params, &self.assignments, randomness).unwrap();
+        proofs.iter().map(|p| p.to_bytes().to_vec()).collect()
+    }
+
+    /// Proves with `srs` and checks every proof verifies and equals `expected`.
+    fn check(&self, device: &Device, srs: &GpuSrs, randomness: &[(Scalar, Scalar)], expected: &[Vec<u8>]) {
+        let what = format!("{} with {} resident", self.what, srs.placement().resident);
+        let (proofs, _) = prove(device, srs, &self.assignments, randomness, false)
+            .unwrap_or_else(|e| panic!("{what}: GPU prove failed: {e}"));
+        let pvk = prepare_verifying_key(&self.params.vk).unwrap();
+        for (i, proof) in proofs.iter().enumerate() {
+            assert!(verify_proof(&pvk, proof, &self.inputs[i]).unwrap(), "{what}: proof {i} does not verify");
+            assert_eq!(proof.to_bytes().to_vec(), expected[i], "{what}: proof {i} differs from the CPU backend's");
+        }
+    }
+}
+
+/// Resident sets that take each path: none, H alone (its MSM streamed per
+/// circuit otherwise), the aux readers without B, B split across device and
+/// host, B alone, and all.
+fn mixes() -> Vec<QuerySet> {
+    use Query::*;
+    vec![
+        QuerySet::NONE,
+        QuerySet::of(&[H]),
+        QuerySet::of(&[L, A]),
+        QuerySet::of(&[H, L, A, BG1]),
+        QuerySet::of(&[BG1, BG2]),
+        QuerySet::ALL,
+    ]
+}
+
+fn every_placement_matches_cpu(device: &Device, rng: &mut ChaCha20Rng) {
+    for (workload, size) in [(Workload::Sha256, 1), (Workload::MulChain, 1000)] {
+        let c = case(rng, workload, size, 3);
+        let randomness: Vec<_> = (0..3).map(|_| (random_nonzero_scalar(&mut *rng), random_nonzero_scalar(&mut *rng))).collect();
+        let expected = c.cpu(&randomness);
+        for set in mixes() {
+            let srs = GpuSrs::upload(device, &c.params, SrsPlacement::Queries(set)).unwrap();
+            assert_eq!(srs.placement().resident, set, "{}", c.what);
+            c.check(device, &srs, &randomness, &expected);
+        }
+    }
+}
+
+/// Caps the device, enforced, so that the plan finds room for `set`'s
+/// bases and working set and `extra` bytes more; the cap.
+fn cap_for(device: &Device, sizes: &SrsSizes, set: QuerySet, extra: u64) -> u64 {
+    cap_device_memory(device.id(), None, false).unwrap();
+    cuzk_gpu::release_idle_memory(device.id()).unwrap();
+    let now = Device::open(device.id()).unwrap();
+    let used = now.info().total_mem - now.info().free_mem;
+    // The working set counts a 64th of the card (the MSM's reserve): with
+    // room = cap - used, solve room = fixed + cap / 64.
+    let fixed = WorkingSet::of(sizes, 0, set).total() + set.bytes(sizes) + extra;
+    let cap = (used + fixed) * 64 / 63 + 1;
+    cap_device_memory(device.id(), Some(cap), true).unwrap();
+    cap
+}
+
+/// Lifts the cap, whatever the test did.
+struct Uncap(i32);
+
+impl Drop for Uncap {
+    fn drop(&mut self) {
+        cap_device_memory(self.0, None, false).unwrap();
+    }
+}
+
+fn a_cap_that_fits_no_query_streams_them_all(device: &Device, rng: &mut ChaCha20Rng) {
+    let c = case(rng, Workload::Sha256, 2, 2);
+    let randomness: Vec<_> = (0..2).map(|_| (random_nonzero_scalar(&mut *rng), random_nonzero_scalar(&mut *rng))).collect();
+    let expected = c.cpu(&randomness);
+    let resident = GpuSrs::upload(device, &c.params, SrsPlacement::Auto).unwrap();
+    assert!(resident.is_resident(), "a small SRS is resident on a data-centre GPU");
+    c.check(device, &resident, &randomness, &expected);
+    drop(resident);
+
+    let sizes = sizes(&c.params);
+    let smallest = Query::ALL.iter().map(|q| q.bytes(&sizes)).filter(|b| *b > 0).min().unwrap();
+    let _uncap = Uncap(device.id());
+    // Room for the working set and less than any query: every query streams.
+    let cap = cap_for(device, &sizes, QuerySet::NONE, smallest / 2);
+    let capped = Device::open(device.id()).unwrap();
+    assert_eq!(capped.info().total_mem, cap, "the device reads as the capped card");
+    let streamed = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
+    assert_eq!(streamed.placement().resident, QuerySet::NONE, "{}", streamed.placement());
+    c.check(&capped, &streamed, &randomness, &expected);
+    drop(streamed);
+
+    // Room for the working set and the H query but not all: some stay,
+    // the rest stream.
+    cap_for(device, &sizes, QuerySet::of(&[Query::H]), smallest / 2);
+    let capped = Device::open(device.id()).unwrap();
+    let partial = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
+    let placed = *partial.placement();
+    assert!(placed.resident != QuerySet::NONE && placed.resident != QuerySet::ALL, "{placed}");
+    assert_eq!(placed, placement::forced(&sizes, placed.free, placed.total, placed.resident));
+    assert!(placed.peak() <= placed.free, "{placed}");
+    c.check(&capped, &partial, &randomness, &expected);
+}
+
+fn a_cap_below_the_working_set_is_refused(device: &Device, rng: &mut ChaCha20Rng) {
+    let c = case(rng, Workload::MulChain, 100, 1);
+    let sizes = sizes(&c.params);
+    let _uncap = Uncap(device.id());
+    let need = WorkingSet::of(&sizes, 0, QuerySet::NONE).total();
+    cuzk_gpu::release_idle_memory(device.id()).unwrap();
+    let now = Device::open(device.id()).unwrap();
+    let used = now.info().total_mem - now.info().free_mem;
+    cap_device_memory(device.id(), Some(used + need / 2), true).unwrap();
+    let capped = Device::open(device.id()).unwrap();
+    match GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto) {
+        Err(GpuError::DeviceTooSmall { needed, free, .. }) => assert!(needed > free, "{needed} {free}"),
+        other => panic!("expected DeviceTooSmall, got {:?}", other.map(|s| *s.placement())),
+    }
+    // A cap above the card is refused too, naming the sizes.
+    cap_device_memory(device.id(), None, false).unwrap();
+    let err = cap_device_memory(device.id(), Some(u64::MAX / 2), false).unwrap_err();
+    assert!(err.to_string().contains("device memory cap"), "{err}");
+}
