@@ -66,6 +66,14 @@ impl Query {
         self.len(sizes) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
     }
 
+    /// Bytes of one streamed chunk of it: as many bases as fit
+    /// [`STREAM_CHUNK_BYTES`] in G2, or the whole query when shorter.
+    fn chunk_bytes(self, sizes: &SrsSizes) -> u64 {
+        // Rounded up to whole bitmap words, as srs.cpp does.
+        let chunk_bases = (STREAM_CHUNK_BYTES / G2_BYTES).div_ceil(64) * 64;
+        self.len(sizes).min(chunk_bases) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
+    }
+
     /// Bytes a call of [`CIRCUITS_PER_CALL`] circuits moves over the bus
     /// when the query is streamed: its bases once per call (once per
     /// circuit for H, whose scalars are made one circuit at a time), and
@@ -142,7 +150,8 @@ const SCALAR_BYTES: u64 = 32;
 /// Circuits a call is assumed to hold when streaming costs are compared:
 /// a 32 GiB PoRep's ten partitions go in calls of about four.
 const CIRCUITS_PER_CALL: u64 = 4;
-/// Bytes per streamed chunk (each of two staging buffers), cpp/groth16/srs.cpp.
+/// Bytes of G2 bases per streamed chunk (each of two staging buffers; the
+/// same number of G1 bases take half), cpp/groth16/srs.cpp.
 pub const STREAM_CHUNK_BYTES: u64 = 256 << 20;
 
 /// Device memory a prove call allocates beside the SRS, by purpose. The
@@ -169,7 +178,8 @@ pub struct WorkingSet {
     /// 2.63 GB measured at 2^27), and the MSM's own reserve (a 64th of the
     /// card, cuda/msm/pippenger.cuh).
     pub msm: u64,
-    /// Two staging buffers for streamed bases.
+    /// Two staging buffers for the streamed query whose chunks are the
+    /// largest (a chunk is at most [`STREAM_CHUNK_BYTES`] of G2 bases).
     pub staging: u64,
     /// Kept free for CUB, streams and the allocator's slack: 2 GiB.
     pub reserve: u64,
@@ -188,7 +198,7 @@ impl WorkingSet {
             shape: 48 * n,
             compacted_b: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n + total / 64,
-            staging: if resident == QuerySet::ALL { 0 } else { 2 * STREAM_CHUNK_BYTES },
+            staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes)).max().unwrap_or(0),
             reserve: 2 << 30,
         }
     }
