@@ -47,6 +47,15 @@ impl Output {
         if dest.is_dir() {
             return Err(Error::Usage(format!("output {} is a directory", dest.display())));
         }
+        // The rename would replace a device node, FIFO or symlink with a
+        // regular file (as root, `--out /dev/null` would break /dev/null
+        // for the machine): only a regular file or a new path is written.
+        if let Ok(meta) = std::fs::symlink_metadata(dest) {
+            if !meta.file_type().is_file() {
+                let what = if meta.file_type().is_symlink() { "a symbolic link" } else { "not a regular file" };
+                return Err(Error::Usage(format!("output {} is {what}: refusing to replace it", dest.display())));
+            }
+        }
         remove_stale(dir, name);
         let mut prefix = OsString::from(".");
         prefix.push(name);
@@ -191,6 +200,23 @@ mod tests {
         assert!(matches!(Output::create(dir.path(), &[]), Err(Error::Usage(_))));
         let missing = dir.path().join("no-such-dir").join("out.bin");
         assert!(matches!(Output::create(&missing, &[]), Err(Error::Io { .. })));
+    }
+
+    #[test]
+    fn an_output_that_is_a_device_or_a_symlink_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.bin");
+        std::fs::write(&target, b"kept").unwrap();
+        let link = dir.path().join("link.bin");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        for dest in [&link, Path::new("/dev/null")] {
+            match Output::create(dest, &[]) {
+                Err(Error::Usage(why)) => assert!(why.contains("refusing to replace"), "{why}"),
+                other => panic!("{}: expected a refusal, got {:?}", dest.display(), other.map(|o| o.dest().to_owned())),
+            }
+        }
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(read(&target), b"kept");
     }
 
     #[test]
