@@ -7,6 +7,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto = "cuzk/v1/proving.proto";
     println!("cargo:rerun-if-changed=proto/{proto}");
     let descriptors = protox::compile([proto], ["proto"])?;
-    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(descriptors)?;
+    // The codec answers undecodable messages INVALID_ARGUMENT (src/codec.rs).
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .codec_path("crate::codec::Codec")
+        .compile_fds(descriptors)?;
     Ok(())
 }

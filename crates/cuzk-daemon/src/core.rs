@@ -56,6 +56,27 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The longest request id accepted. Curio's are a few dozen bytes
+/// (`porep-<miner>-<sector>`); an id is kept with its job and written into
+/// every log line about it.
+pub(crate) const MAX_REQUEST_ID_BYTES: usize = 256;
+
+/// Refuses a request id that is too long or holds a control character: a
+/// newline in one forged log lines, an escape sequence coloured the
+/// operator's terminal, and 10 MB ids were logged whole.
+fn check_request_id(id: &str) -> Result<(), Status> {
+    if id.len() > MAX_REQUEST_ID_BYTES {
+        return Err(Status::invalid_argument(format!(
+            "request_id: {} bytes, more than the {MAX_REQUEST_ID_BYTES} allowed",
+            id.len()
+        )));
+    }
+    if let Some(c) = id.chars().find(|c| c.is_control()) {
+        return Err(Status::invalid_argument(format!("request_id: holds the control character {c:?}")));
+    }
+    Ok(())
+}
+
 impl Core {
     pub(crate) fn new(engine: Engine, config: Config) -> Core {
         Core {
@@ -86,6 +107,7 @@ impl Core {
         if !self.accepting.load(Ordering::SeqCst) {
             return Err(Status::unavailable("the daemon is shutting down and accepts no new jobs"));
         }
+        check_request_id(&req.request_id)?;
         let kind = Kind::from_proto(req.proof_kind)?;
         let priority = kinds::priority(req.priority, kind)?;
         // Decoding parses the C1 output (~50 MB of JSON at 32 GiB) and the

@@ -13,6 +13,8 @@
 
 /// A blocking client of the service, and requests built from their inputs.
 pub mod client;
+/// The gRPC codec: undecodable messages are the sender's fault.
+pub mod codec;
 /// The TOML configuration.
 pub mod config;
 /// What every RPC acts on: the engine, the job table, metrics.

@@ -45,6 +45,9 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
         ("workload_size", workload("", 0, 1)),
         ("mul-chain-1025", workload("", SMALL + 1, 1)),
         ("workload_partitions", workload("", SMALL, 65)),
+        ("request_id", with(&|r| r.request_id = "forged\n2026-12-07T00:00:00Z INFO accepted".into())),
+        ("request_id", with(&|r| r.request_id = "\u{1b}[31mred".into())),
+        ("request_id", with(&|r| r.request_id = "x".repeat(10 << 20))),
     ];
     for (field, req) in cases {
         let err = c.submit_proof(req).await.unwrap_err();
@@ -67,6 +70,12 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     assert_eq!(err.code(), Code::NotFound, "{err}");
     let err = c.await_proof(proto::AwaitProofRequest { job_id: "nobody".into(), timeout_ms: 0 }).await.unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
+    // A request id that is not UTF-8 does not decode: the sender's fault.
+    let mut raw = prost::Message::encode_to_vec(&workload("", SMALL, 1));
+    raw.extend_from_slice(&[0x0a, 2, 0xff, 0xfe]); // field 1 (request_id) again, later wins
+    let err = raw_submit(&daemon, raw).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("does not decode"), "{err}");
     // 300 MiB is over the limit (272 MiB by default); 257 MiB is within.
     let mut huge = workload("huge", SMALL, 1);
     huge.vanilla_proof = vec![0u8; 300 << 20];
@@ -83,6 +92,47 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     let summary = daemon.stop().await;
     assert_eq!((summary.completed, summary.failed), (2, 0));
     timed("bad_requests_are_refused_while_another_clients_proof_completes", t);
+}
+
+/// Sends `raw` protobuf bytes as a SubmitProofRequest over TCP, as a
+/// client with its own encoder (or a broken one) would.
+async fn raw_submit(daemon: &support::Daemon, raw: Vec<u8>) -> Result<proto::SubmitProofResponse, tonic::Status> {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", daemon.tcp)).unwrap().connect().await.unwrap();
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/cuzk.v1.ProvingEngine/SubmitProof");
+    grpc.unary(tonic::Request::new(raw), path, RawCodec).await.map(tonic::Response::into_inner)
+}
+
+/// Encodes a request as the bytes given; decodes the answer as prost does.
+#[derive(Clone, Default)]
+struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = proto::SubmitProofResponse;
+    type Encoder = RawEncoder;
+    type Decoder = tonic_prost::ProstDecoder<proto::SubmitProofResponse>;
+
+    fn encoder(&mut self) -> RawEncoder {
+        RawEncoder
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        tonic_prost::ProstDecoder::default()
+    }
+}
+
+struct RawEncoder;
+
+impl tonic::codec::Encoder for RawEncoder {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn encode(&mut self, item: Vec<u8>, buf: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
+        prost::bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
