@@ -193,7 +193,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
     Server::start(config).await?.serve(shutdown).await
 }
 
-/// Resolves on SIGTERM or SIGINT. The handlers are installed when this is
+/// Resolves on SIGTERM or SIGINT; SIGHUP is logged and ignored. The handlers are installed when this is
 /// called, not when the future is first polled, so a signal that comes while
 /// the daemon is still starting is not lost (nor kills the process).
 pub fn shutdown_signal() -> Result<impl Future<Output = ()>, DaemonError> {
@@ -203,10 +203,16 @@ pub fn shutdown_signal() -> Result<impl Future<Output = ()>, DaemonError> {
     };
     let mut term = handler(SignalKind::terminate(), "SIGTERM")?;
     let mut int = handler(SignalKind::interrupt(), "SIGINT")?;
+    // SIGHUP's default action kills the process at once, without draining:
+    // a closed terminal or a reload by habit must not lose the jobs.
+    let mut hup = handler(SignalKind::hangup(), "SIGHUP")?;
     Ok(async move {
-        tokio::select! {
-            _ = term.recv() => tracing::info!("SIGTERM"),
-            _ = int.recv() => tracing::info!("SIGINT"),
+        loop {
+            tokio::select! {
+                _ = term.recv() => return tracing::info!("SIGTERM"),
+                _ = int.recv() => return tracing::info!("SIGINT"),
+                _ = hup.recv() => tracing::info!("SIGHUP ignored: nothing reloads; SIGTERM stops the daemon"),
+            }
         }
     })
 }

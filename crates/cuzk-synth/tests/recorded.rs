@@ -253,6 +253,26 @@ fn files_round_trip_through_save_and_load() {
 }
 
 #[test]
+fn a_killed_saves_temporary_is_removed_and_a_live_ones_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mul-chain-4.rcs");
+    // What a save killed midway leaves: `.NAME.PID.tmp` of a gone process.
+    let dead = dir.path().join(format!(".mul-chain-4.rcs.{}.tmp", u32::MAX - 1));
+    let live = dir.path().join(format!(".mul-chain-4.rcs.{}.tmp", std::process::id()));
+    let other = dir.path().join(format!(".other.rcs.{}.tmp", u32::MAX - 1));
+    for f in [&dead, &other] {
+        std::fs::write(f, b"partial").unwrap();
+    }
+    let (shape, _) = RecordedShape::record(MulChain::<Scalar>::new(4, 1)).unwrap();
+    shape.save(&path).unwrap();
+    assert!(!dead.exists() && other.exists(), "the save removes its own name's stale temporary only");
+    std::fs::write(&dead, b"partial").unwrap();
+    std::fs::write(&live, b"being written").unwrap();
+    RecordedShape::<Scalar>::load(&path).unwrap();
+    assert!(!dead.exists() && live.exists(), "a load removes it too, and keeps a running process's");
+}
+
+#[test]
 fn files_are_checked_by_their_header_before_their_body_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.rcs");

@@ -111,6 +111,15 @@ impl Drop for Daemon {
     }
 }
 
+/// Waits up to 30 s for `done`, failing with `what` if it never is.
+fn wait_for(done: impl Fn() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} never came");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -153,6 +162,11 @@ fn a_daemon_serves_every_client_command_and_drains_on_sigterm() {
         assert_eq!(status["pinned_memory_limit_bytes"], 2u64 << 30, "{status}");
         assert!(status["queues"].as_array().unwrap().iter().any(|q| q["proof_kind"] == "winning"), "{status}");
         assert!(d.ok(&["status"]).contains("QUEUE"));
+        // SIGHUP (a closed terminal, a reload by habit) is logged and ignored.
+        let pid = d.child.id().to_string();
+        assert!(Command::new("kill").args(["-HUP", &pid]).status().unwrap().success());
+        wait_for(|| d.log().contains("SIGHUP ignored"), "the SIGHUP log line");
+        assert!(d.ok(&["status"]).contains("QUEUE"), "the daemon answers after SIGHUP");
 
         let id = format!("mul-chain-{SMALL}");
         assert!(d.ok(&["preload", &id]).contains("loaded in"));
