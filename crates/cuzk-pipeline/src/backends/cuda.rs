@@ -177,6 +177,10 @@ impl ProveBackend for CudaBackend {
         self.uploaded(params).map(|srs| *srs.placement())
     }
 
+    fn pinned_bytes(&self, params: &Arc<Parameters>) -> u64 {
+        self.uploaded(params).map_or(0, |srs| srs.placement().streamed_bytes)
+    }
+
     fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {
         let mut entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
         for (weak, _) in entries.iter_mut().filter(|(w, _)| w.as_ptr() == Arc::as_ptr(full)) {

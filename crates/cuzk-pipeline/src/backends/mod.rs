@@ -148,6 +148,13 @@ pub trait ProveBackend: Send + Sync {
         None
     }
 
+    /// Host bytes the backend holds for `params` once prepared (a GPU's
+    /// pinned copies of the queries it streams), which the engine's memory
+    /// budget keeps counting after it drops its own copy of the bases.
+    fn pinned_bytes(&self, _params: &Arc<Parameters>) -> u64 {
+        0
+    }
+
     /// From now on `slim` (the same parameters without their bases) stands
     /// for `full` in every call: state kept per parameter set moves over.
     fn adopt_slim(&self, _full: &Arc<Parameters>, _slim: &Arc<Parameters>) {}

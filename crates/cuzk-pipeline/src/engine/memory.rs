@@ -66,7 +66,8 @@ impl State {
 impl Shared {
     /// The parameters in `path`, loading them on a miss; a failed load gives
     /// its budget reservation back. Parameters whose bases the devices hold
-    /// give back all but the key's bytes.
+    /// give back all but the key's bytes and the pinned host memory the
+    /// devices stream bases from.
     pub(super) fn load_params(&self, path: &Path) -> Result<(Arc<Parameters>, f64), EngineError> {
         let (loaded, ms) = self.srs.get(path).map_err(|message| {
             let mut st = self.lock();
@@ -77,8 +78,10 @@ impl Shared {
         })?;
         let params = loaded.params;
         if !params.has_bases() {
-            // The devices hold the bases: the host keeps the key alone.
-            let kept = params.vk.ic.len() as u64 * 96 + 1024;
+            // The devices hold the bases: the host keeps the key, and the
+            // pinned copies of the queries the devices stream.
+            let pinned: u64 = self.backends.iter().map(|b| b.pinned_bytes(&params)).sum();
+            let kept = params.vk.ic.len() as u64 * 96 + 1024 + pinned;
             let mut st = self.lock();
             let State { srs_reserved, budget, .. } = &mut *st;
             if let Some(reserved) = srs_reserved.get_mut(path).filter(|r| **r > kept) {

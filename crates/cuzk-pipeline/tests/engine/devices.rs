@@ -197,6 +197,8 @@ pub(crate) struct Holding {
     slim_calls: Arc<Mutex<usize>>,
     /// Sleeps this long in each call, so that synthesized partitions queue.
     delay: std::time::Duration,
+    /// Host bytes it says it keeps per parameter set it holds.
+    pinned: u64,
 }
 impl Holding {
     /// A holding device that sleeps `delay` in each call.
@@ -229,6 +231,13 @@ impl ProveBackend for Holding {
     fn holds_bases(&self, p: &Arc<Parameters>) -> bool {
         self.copies.lock().unwrap().iter().any(|(k, _)| *k == Arc::as_ptr(p) as usize)
     }
+    fn pinned_bytes(&self, p: &Arc<Parameters>) -> u64 {
+        if self.holds_bases(p) {
+            self.pinned
+        } else {
+            0
+        }
+    }
     fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {
         for (k, _) in self.copies.lock().unwrap().iter_mut().filter(|(k, _)| *k == Arc::as_ptr(full) as usize) {
             *k = Arc::as_ptr(slim) as usize;
@@ -257,4 +266,20 @@ fn the_host_drops_the_bases_only_when_every_device_holds_them() {
     let r = engine.submit(j).unwrap().wait().unwrap();
     assert_verifies(&r.proofs, &inputs);
     assert_eq!(*slim_calls.lock().unwrap(), 0, "a CPU device needs the host bases");
+}
+
+#[test]
+fn the_budget_keeps_counting_the_host_memory_a_device_streams_from() {
+    let (path, _) = params();
+    let in_use = |pinned: u64| {
+        let backends: Vec<Arc<dyn ProveBackend>> = vec![Arc::new(Holding { pinned, ..Holding::default() })];
+        let engine = Engine::new(Config { backends: Some(backends), ..sequential(None) }).unwrap();
+        let (j, inputs) = job(path, 2, 52);
+        assert_verifies(&engine.submit(j).unwrap().wait().unwrap().proofs, &inputs);
+        engine.finish_recordings();
+        engine.memory_in_use()
+    };
+    // Less than the file (~24 KB): a pinned copy of some of its queries.
+    let pinned = 8 << 10;
+    assert_eq!(in_use(pinned), in_use(0) + pinned, "the pinned copy stays in the budget after the host copy goes");
 }
