@@ -177,8 +177,12 @@ pub struct WorkingSet {
     /// after the SRS): 48 bytes per domain element, an estimate above the
     /// 32 GiB PoRep's 44 (5.93 GB for 2^27).
     pub shape: u64,
-    /// B's scalars compacted by its density (both B queries resident).
-    pub compacted_b: u64,
+    /// B's scalars on the device, whole, when either B query is resident:
+    /// compacted there by its density when both are, made on the host and
+    /// uploaded for the one resident query when only one is (a 32 GiB
+    /// WindowPoSt with b_g2 resident and b_g1 streamed ran out of memory on
+    /// an H100, 2026-12-07, for these 3.0 GB that the plan did not count).
+    pub b_scalars: u64,
     /// The least MSM temporaries of an n-scalar MSM (its sorted digits;
     /// 2.63 GB measured at 2^27), and the MSM's own reserve (a 64th of the
     /// card, cuda/msm/pippenger.cuh).
@@ -201,12 +205,12 @@ impl WorkingSet {
     pub fn with_chunks(sizes: &SrsSizes, total: u64, resident: QuerySet, chunk_bases: u64) -> WorkingSet {
         let n = sizes.h as u64 + 1;
         let vars = (sizes.ic + sizes.l) as u64;
-        let b_resident = resident.contains(Query::BG1) && resident.contains(Query::BG2);
+        let b_resident = resident.contains(Query::BG1) || resident.contains(Query::BG2);
         WorkingSet {
             quotient: 6 * SCALAR_BYTES * n,
             witness: (SCALAR_BYTES + 1) * vars,
             shape: 48 * n,
-            compacted_b: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
+            b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n + total / 64,
             staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes, chunk_bases)).max().unwrap_or(0),
             reserve: 2 << 30,
@@ -215,7 +219,7 @@ impl WorkingSet {
 
     /// Its bytes.
     pub fn total(&self) -> u64 {
-        self.quotient + self.witness + self.shape + self.compacted_b + self.msm + self.staging + self.reserve
+        self.quotient + self.witness + self.shape + self.b_scalars + self.msm + self.staging + self.reserve
     }
 }
 
