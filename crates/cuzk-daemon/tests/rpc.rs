@@ -91,6 +91,19 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     assert!(support::filecoin::winning_verifies(7, &r.proof));
     let summary = daemon.stop().await;
     assert_eq!((summary.completed, summary.failed), (2, 0));
+
+    // A parameter file without its .vk is refused before anything is
+    // proved: the self-check would read the key from that file itself.
+    let bare = tempfile::tempdir().unwrap();
+    let id: cuzk_filecoin::CircuitId = "winning-2k".parse().unwrap();
+    let files = cuzk_filecoin::ParamCache::new(support::param_dir()).files(id).unwrap();
+    std::fs::copy(&files.params, bare.path().join(files.params.file_name().unwrap())).unwrap();
+    let dir = bare.path().to_path_buf();
+    let lone = start(move |c| c.params.dir = dir).await;
+    let err = lone.unix().await.submit_proof(winning_request("lone", 7)).await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err}");
+    assert!(err.message().contains("no verifying key"), "{err}");
+    lone.stop().await;
     timed("bad_requests_are_refused_while_another_clients_proof_completes", t);
 }
 

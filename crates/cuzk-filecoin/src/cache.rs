@@ -75,13 +75,22 @@ impl ParamCache {
         })
     }
 
-    /// The verifying key of `id`: from its `.vk` file, or from the head of
-    /// its `.params` file when there is no `.vk` (as filecoin-proofs falls
-    /// back). Degenerate keys are refused by the reader.
+    /// The verifying key of `id`, from its `.vk` file; degenerate keys are
+    /// refused by the reader. A missing `.vk` is an error: the key at the
+    /// head of the `.params` file is the one the proof was made with, so a
+    /// parameter file of another setup would pass its own self-check and
+    /// give proofs the chain rejects.
     pub fn verifying_key(&self, id: CircuitId) -> Result<VerifyingKey, FilecoinError> {
         let files = self.files(id)?;
-        let path = if files.vk.exists() { files.vk } else { files.params };
-        VerifyingKey::read_file(&path).map_err(|source| FilecoinError::Params { path, source })
+        if !files.vk.exists() {
+            let why = format!(
+                "no verifying key: a proof checked only against the key in {} would pass even if that file \
+                 were from another setup; put the .vk of the Filecoin parameter cache beside it",
+                files.params.display()
+            );
+            return Err(FilecoinError::Io { path: files.vk, source: std::io::Error::new(std::io::ErrorKind::NotFound, why) });
+        }
+        VerifyingKey::read_file(&files.vk).map_err(|source| FilecoinError::Params { path: files.vk, source })
     }
 
     /// Writes random **test** parameters for `id` (`.params`, `.vk`, `.meta`),
@@ -132,5 +141,26 @@ impl ParamCache {
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_file_without_its_vk_gives_no_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ParamCache::new(dir.path());
+        let id: CircuitId = "wpost-2k".parse().unwrap();
+        let files = cache.files(id).unwrap();
+        std::fs::write(&files.params, b"a parameter file of some setup").unwrap();
+        match cache.verifying_key(id) {
+            Err(FilecoinError::Io { path, source }) => {
+                assert_eq!(path, files.vk);
+                assert!(source.to_string().contains("no verifying key"), "{source}");
+            }
+            other => panic!("expected the missing .vk named, got {other:?}"),
+        }
     }
 }

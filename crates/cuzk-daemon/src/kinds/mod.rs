@@ -210,6 +210,16 @@ impl Decoded {
         let files = cache.files(circuit_id).map_err(refused)?;
         // Before the vanilla checks and the circuits: a missing file says so at once.
         require_params(&files.params, &circuit_id.to_string())?;
+        // The self-check needs a key that is not the parameter file's own:
+        // a file of another setup would pass against its own head.
+        if !files.vk.is_file() {
+            return Err(Status::failed_precondition(format!(
+                "no verifying key for {circuit_id}: {} is missing (the proofs could only be checked against {} \
+                 itself, which a parameter file of another setup would pass)",
+                files.vk.display(),
+                files.params.display()
+            )));
+        }
         // The PoSt and SnapDeals requests check their vanilla proofs as they
         // build circuits; a C1 output is checked here (C2 trusts it, and
         // synthesis of a malformed one may panic in the engine).
@@ -217,7 +227,7 @@ impl Decoded {
             porep.check_vanilla().map_err(refused)?;
         }
         let Partitions { circuits, public_inputs, .. } = request.prepare().map_err(refused)?;
-        let vk = if files.vk.exists() { files.vk } else { files.params.clone() };
+        let vk = files.vk;
         // Each partition's synthesized inputs are compared with the
         // verifier's before a device proves it.
         let mut job = Job::new(&files.params).priority(priority);

@@ -299,9 +299,5 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 /// The file the verifying key of `id` is read from, for messages.
 fn vk_path(cache: &ParamCache, id: CircuitId) -> std::path::PathBuf {
-    match cache.files(id) {
-        Ok(files) if files.vk.exists() => files.vk,
-        Ok(files) => files.params,
-        Err(_) => cache.dir().to_path_buf(),
-    }
+    cache.files(id).map(|files| files.vk).unwrap_or_else(|_| cache.dir().to_path_buf())
 }
