@@ -66,9 +66,11 @@ impl Query {
         self.len(sizes) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
     }
 
-    /// Bytes of one streamed chunk of it: `chunk_bases` bases, or the whole
-    /// query when shorter.
-    fn chunk_bytes(self, sizes: &SrsSizes, chunk_bases: u64) -> u64 {
+    /// Bytes of one streamed chunk of it: as many bases as fit
+    /// [`STREAM_CHUNK_BYTES`] in G2, or the whole query when shorter.
+    fn chunk_bytes(self, sizes: &SrsSizes) -> u64 {
+        // Rounded up to whole bitmap words, as srs.cpp does.
+        let chunk_bases = (STREAM_CHUNK_BYTES / G2_BYTES).div_ceil(64) * 64;
         self.len(sizes).min(chunk_bases) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
     }
 
@@ -148,16 +150,9 @@ const SCALAR_BYTES: u64 = 32;
 /// Circuits a call is assumed to hold when streaming costs are compared:
 /// a 32 GiB PoRep's ten partitions go in calls of about four.
 const CIRCUITS_PER_CALL: u64 = 4;
-/// Bytes of G2 bases per streamed chunk at least (each of two staging
-/// buffers; as many G1 bases take half), cpp/groth16/srs.cpp's default.
+/// Bytes of G2 bases per streamed chunk (each of two staging buffers; the
+/// same number of G1 bases take half), cpp/groth16/srs.cpp.
 pub const STREAM_CHUNK_BYTES: u64 = 256 << 20;
-/// Bases per streamed chunk at least: [`STREAM_CHUNK_BYTES`] of G2 bases,
-/// rounded up to whole bitmap words as srs.cpp does.
-pub const MIN_CHUNK_BASES: u64 = (STREAM_CHUNK_BYTES / G2_BYTES).div_ceil(64) * 64;
-/// Bases per streamed chunk at most: a streamed MSM over fewer, longer
-/// chunks pays its fixed costs (sort, window sums) fewer times, but the
-/// staging comes out of the memory the MSMs would use.
-pub const MAX_CHUNK_BASES: u64 = 4 * MIN_CHUNK_BASES;
 
 /// Device memory a prove call allocates beside the SRS, by purpose. The
 /// figures follow the host function (cpp/groth16/prove.cpp) at one circuit
@@ -198,11 +193,6 @@ impl WorkingSet {
     /// The working set of a call over an SRS of `sizes` on a card of
     /// `total` bytes, with the queries of `resident` in device memory.
     pub fn of(sizes: &SrsSizes, total: u64, resident: QuerySet) -> WorkingSet {
-        Self::with_chunks(sizes, total, resident, MIN_CHUNK_BASES)
-    }
-
-    /// [`WorkingSet::of`] with streamed chunks of `chunk_bases` bases.
-    pub fn with_chunks(sizes: &SrsSizes, total: u64, resident: QuerySet, chunk_bases: u64) -> WorkingSet {
         let n = sizes.h as u64 + 1;
         let vars = (sizes.ic + sizes.l) as u64;
         let b_resident = resident.contains(Query::BG1) || resident.contains(Query::BG2);
@@ -212,7 +202,7 @@ impl WorkingSet {
             shape: 48 * n,
             b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n + total / 64,
-            staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes, chunk_bases)).max().unwrap_or(0),
+            staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes)).max().unwrap_or(0),
             reserve: 2 << 30,
         }
     }
@@ -235,8 +225,6 @@ pub struct Placement {
     pub streamed_bytes: u64,
     /// What a call needs beside the SRS with this placement.
     pub working_set: WorkingSet,
-    /// Bases per streamed chunk.
-    pub chunk_bases: u64,
     /// The device's free and total bytes the plan was made from.
     pub free: u64,
     /// The device's total bytes.
@@ -270,35 +258,13 @@ impl fmt::Display for Placement {
 /// The placement with `resident` in device memory, whether or not it fits
 /// (callers that choose for themselves: tests, streaming on purpose).
 pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet) -> Placement {
-    with_chunks(sizes, free, total, resident, MIN_CHUNK_BASES)
-}
-
-fn with_chunks(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, chunk_bases: u64) -> Placement {
     Placement {
         resident,
         resident_bytes: resident.bytes(sizes),
         streamed_bytes: resident.complement().bytes(sizes),
-        working_set: WorkingSet::with_chunks(sizes, total, resident, chunk_bases),
-        chunk_bases,
+        working_set: WorkingSet::of(sizes, total, resident),
         free,
         total,
-    }
-}
-
-/// `p` with longer streamed chunks where the room it leaves allows: an
-/// eighth of the room left per staging buffer (the rest stays for the
-/// MSMs' temporaries), at most [`MAX_CHUNK_BASES`].
-fn lengthen_chunks(sizes: &SrsSizes, room: u64, p: Placement) -> Placement {
-    if p.resident == QuerySet::ALL {
-        return p;
-    }
-    let left = room.saturating_sub(p.peak());
-    let chunk_bases = (MIN_CHUNK_BASES + left / 8 / G2_BYTES) / 64 * 64;
-    let longer = with_chunks(sizes, p.free, p.total, p.resident, chunk_bases.clamp(MIN_CHUNK_BASES, MAX_CHUNK_BASES));
-    if longer.peak() <= room {
-        longer
-    } else {
-        p
     }
 }
 
@@ -333,7 +299,7 @@ pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placem
             best = Some((cost, candidate));
         }
     }
-    best.map(|(_, p)| lengthen_chunks(sizes, room, p)).ok_or_else(|| {
+    best.map(|(_, p)| p).ok_or_else(|| {
         let needed = WorkingSet::of(sizes, total, QuerySet::NONE).total() + held;
         GpuError::DeviceTooSmall { domain: sizes.h as u64 + 1, needed, free, total }
     })

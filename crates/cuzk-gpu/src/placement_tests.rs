@@ -144,8 +144,7 @@ proptest! {
                 prop_assert!(p.working_set.reserve >= 2 << 30);
                 prop_assert_eq!(p.resident_bytes, p.resident.bytes(&sizes));
                 prop_assert_eq!(p.resident_bytes + p.streamed_bytes, QuerySet::ALL.bytes(&sizes));
-                prop_assert_eq!(p.working_set, WorkingSet::with_chunks(&sizes, total, p.resident, p.chunk_bases));
-                prop_assert!((MIN_CHUNK_BASES..=MAX_CHUNK_BASES).contains(&p.chunk_bases) && p.chunk_bases % 64 == 0);
+                prop_assert_eq!(p.working_set, WorkingSet::of(&sizes, total, p.resident));
                 // Everything resident whenever everything fits.
                 let all = QuerySet::ALL.bytes(&sizes) + WorkingSet::of(&sizes, total, QuerySet::ALL).total();
                 if all + held <= free {

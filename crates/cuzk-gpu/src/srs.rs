@@ -122,15 +122,11 @@ impl GpuSrs {
             as_limbs(&params.b_g2),
             planned.resident.bits(),
             planned.working_set.total(),
-            if chunk > 0 { chunk } else { planned.chunk_bases },
+            chunk,
         )?;
         // A query the device had no room for after all was streamed.
         let resident = QuerySet::from_bits(ffi::groth16_srs_resident_queries(&srs));
-        let placement = if resident == planned.resident {
-            planned
-        } else {
-            placement::forced(&sizes, free, total, resident)
-        };
+        let placement = placement::forced(&sizes, free, total, resident);
         Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 
