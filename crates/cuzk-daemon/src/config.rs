@@ -12,6 +12,9 @@ use crate::listen::Address;
 
 /// The smallest message limit accepted: Curio sends requests up to 256 MiB.
 pub const MIN_MESSAGE_BYTES: usize = 256 << 20;
+/// The largest `server.max_message_bytes`: a message is held whole while it
+/// decodes, outside the engine's memory budget, once per request in flight.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
 /// The default configuration as a commented TOML file (what
 /// `cuzk daemon --print-default-config` writes): every key at its default,
@@ -214,6 +217,11 @@ impl Config {
                 Ok(Address::Unix(_)) => return bad("server.metrics_listen", format!("{m}: HTTP is served on TCP only")),
                 Err(e) => return bad("server.metrics_listen", e),
             }
+        }
+        if self.server.max_message_bytes > MAX_MESSAGE_BYTES {
+            let have = self.server.max_message_bytes;
+            let why = format!("{have} is above {MAX_MESSAGE_BYTES} (1 GiB): each request in flight is held whole");
+            return bad("server.max_message_bytes", why);
         }
         if self.server.max_message_bytes < MIN_MESSAGE_BYTES {
             let have = self.server.max_message_bytes;
@@ -430,6 +438,7 @@ mod tests {
             ("[server]\nlisten = [\"unix://relative.sock\"]", "relative.sock"),
             ("[server]\nmetrics_listen = \"unix:///tmp/m.sock\"", "server.metrics_listen"),
             ("[server]\nmax_message_bytes = 4194304", "server.max_message_bytes"),
+            ("[server]\nmax_message_bytes = 68719476736", "server.max_message_bytes"),
             ("[server]\non_shutdown = \"abandon\"", "abandon"),
             ("[server]\nlog_filter = \"=\"", "server.log_filter"),
             ("[engine]\nbackend = \"tpu\"", "engine.backend"),

@@ -70,6 +70,13 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     assert_eq!(err.code(), Code::NotFound, "{err}");
     let err = c.await_proof(proto::AwaitProofRequest { job_id: "nobody".into(), timeout_ms: 0 }).await.unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
+    // Many empty vanilla proofs (two bytes each on the wire, a vector each
+    // decoded) are refused before they are decoded.
+    let mut many = winning_request("", 7);
+    many.vanilla_proofs = vec![Vec::new(); (1 << 20) + 1];
+    let err = c.submit_proof(many).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("fields"), "{err}");
     // A request id that is not UTF-8 does not decode: the sender's fault.
     let mut raw = prost::Message::encode_to_vec(&workload("", SMALL, 1));
     raw.extend_from_slice(&[0x0a, 2, 0xff, 0xfe]); // field 1 (request_id) again, later wins
