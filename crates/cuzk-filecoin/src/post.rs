@@ -142,8 +142,10 @@ pub(crate) fn domain(bytes: &[u8; 32], field: &str) -> Result<PoseidonDomain, Fi
 }
 
 /// Curio's vanilla proofs decoded: bincode 1.x as filecoin-proofs-api writes
-/// them (fixed-width integers, trailing bytes allowed), bounded by each
-/// input's length so a hostile length prefix cannot allocate more than that.
+/// them (fixed-width integers), bounded by each input's length so a hostile
+/// length prefix cannot allocate more than that. Bytes after the proof are
+/// refused: filecoin-proofs' own decoding ignores them, so junk appended to
+/// a valid proof went unnoticed.
 /// Each must hold one sector proof with `challenges` inclusion proofs whose
 /// every commitment, leaf and path hash is a canonical field element
 /// (filecoin-proofs panics on any other).
@@ -161,7 +163,7 @@ pub(crate) fn decode_vanilla<Tree: Shape>(
             let field = format!("vanilla_proofs[{i}]");
             let proof: FallbackPoStSectorProof<Tree> = bincode::DefaultOptions::new()
                 .with_fixint_encoding()
-                .allow_trailing_bytes()
+                .reject_trailing_bytes()
                 .with_limit(bytes.len() as u64)
                 .deserialize(bytes)
                 .map_err(|e| FilecoinError::input(&field, format!("not a bincode FallbackPoStSectorProof: {e}")))?;

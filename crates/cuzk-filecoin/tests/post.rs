@@ -217,6 +217,10 @@ fn bad_requests_are_refused_before_proving() {
     let mut garbled = good.clone();
     garbled[1].truncate(100);
     assert_eq!(input_field(req(0, garbled).prepare().err().unwrap()), "vanilla_proofs[1]");
+    // Junk after a valid proof, which filecoin-proofs' decoding ignores.
+    let mut junk = good.clone();
+    junk[0].extend_from_slice(b"junk");
+    assert_eq!(input_field(req(0, junk).prepare().err().unwrap()), "vanilla_proofs[0]");
     // A length prefix claiming 2^61 sector proofs must fail without allocating them.
     let mut hostile = good.clone();
     hostile[0] = [&hostile[0][..40], &(1u64 << 61).to_le_bytes()[..], &hostile[0][48..]].concat();
