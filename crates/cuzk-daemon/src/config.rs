@@ -51,6 +51,9 @@ pub struct ServerConfig {
     pub cancel_on_disconnect: bool,
     /// What SIGTERM/SIGINT does to jobs in flight: `finish` them, or `cancel` them.
     pub on_shutdown: OnShutdown,
+    /// After the jobs have ended on shutdown, the most seconds the daemon
+    /// keeps serving while results of `SubmitProof` jobs are unfetched.
+    pub shutdown_grace_secs: u64,
     /// Log lines as `text` or `json` (used by [`crate::init_logging`]).
     pub log_format: LogFormat,
     /// Which log lines are written, as a tracing filter (`info`, `cuzk_daemon=debug,info`).
@@ -133,6 +136,7 @@ impl Default for ServerConfig {
             metrics_listen: None,
             max_message_bytes: 272 << 20,
             cancel_on_disconnect: true,
+            shutdown_grace_secs: 30,
             on_shutdown: OnShutdown::Finish,
             log_format: LogFormat::Text,
             log_filter: "info".into(),
@@ -278,6 +282,7 @@ impl Config {
             metrics_listen = ?s.metrics_listen,
             max_message_bytes = s.max_message_bytes,
             cancel_on_disconnect = s.cancel_on_disconnect,
+            shutdown_grace_secs = s.shutdown_grace_secs,
             on_shutdown = ?s.on_shutdown,
             log_format = ?s.log_format,
             log_filter = %s.log_filter,
@@ -344,6 +349,7 @@ mod tests {
             metrics_listen = "127.0.0.1:9821"
             max_message_bytes = 536870912
             cancel_on_disconnect = false
+            shutdown_grace_secs = 3
             on_shutdown = "cancel"
             log_format = "json"
             log_filter = "debug"
@@ -368,6 +374,7 @@ mod tests {
         assert_eq!(c.server.listen.len(), 2);
         assert_eq!((c.server.on_shutdown, c.server.log_format), (OnShutdown::Cancel, LogFormat::Json));
         assert!(!c.server.cancel_on_disconnect);
+        assert_eq!(c.server.shutdown_grace_secs, 3);
         assert_eq!(c.server.log_filter, "debug");
         let e = c.engine_config().unwrap();
         assert_eq!((e.backend, e.synthesis, e.synthesis_workers), (BackendChoice::Cpu, SynthesisMode::Classic, 3));
@@ -402,7 +409,7 @@ mod tests {
                 keys += 1;
             }
         }
-        assert_eq!(keys, 19, "{text}");
+        assert_eq!(keys, 20, "{text}");
     }
 
     #[test]

@@ -288,6 +288,24 @@ impl Core {
         }
     }
 
+    /// Waits until every ended job's outcome has been answered to a client,
+    /// or `grace` has passed.
+    pub(crate) async fn delivered_or(&self, grace: Duration) {
+        let until = Instant::now() + grace;
+        loop {
+            let left = self.jobs.undelivered();
+            if left == 0 {
+                return;
+            }
+            if Instant::now() >= until {
+                tracing::warn!(left, "stopping with results no client fetched");
+                return;
+            }
+            tracing::debug!(left, "waiting for results to be fetched");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// How jobs ended so far.
     pub(crate) fn summary(&self) -> Summary {
         Summary {

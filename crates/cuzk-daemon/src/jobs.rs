@@ -9,7 +9,7 @@
 //! the retention time passed. Only a completed proof is joined.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -64,12 +64,20 @@ pub(crate) struct Entry {
     /// `Prove` calls waiting on this job (a disconnect cancels only when
     /// the last one goes).
     pub(crate) prove_waiters: AtomicUsize,
+    /// Whether a client has been answered with the outcome (by `Prove` or
+    /// `AwaitProof`): a daemon shutting down waits for the others.
+    delivered: AtomicBool,
 }
 
 impl Entry {
     /// The state now.
     pub(crate) fn state(&self) -> State {
         self.state.borrow().clone()
+    }
+
+    /// Notes that a client was answered with the outcome.
+    pub(crate) fn deliver(&self) {
+        self.delivered.store(true, Ordering::SeqCst);
     }
 
     /// The outcome, once ended.
@@ -199,6 +207,7 @@ impl Jobs {
             state: watch::Sender::new(State::Preparing),
             slot: Mutex::new(EngineSlot::default()),
             prove_waiters: AtomicUsize::new(0),
+            delivered: AtomicBool::new(false),
         });
         t.by_id.insert(id, entry.clone());
         Ok(Claim::New(entry))
@@ -264,6 +273,13 @@ impl Jobs {
         let t = self.lock();
         let known = t.by_id.values().chain(&t.superseded);
         known.filter(|e| !matches!(e.state(), State::Done(_))).cloned().collect()
+    }
+
+    /// Ended jobs whose outcome no client has been answered with yet (a
+    /// `SubmitProof` whose `AwaitProof` has not come).
+    pub(crate) fn undelivered(&self) -> usize {
+        let t = self.lock();
+        t.by_id.values().filter(|e| e.outcome().is_some() && !e.delivered.load(Ordering::SeqCst)).count()
     }
 
     /// Unfinished jobs submitted before `entry` at its priority or above.

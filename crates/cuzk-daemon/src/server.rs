@@ -143,13 +143,17 @@ impl Server {
         let cancel = core.config.server.on_shutdown == OnShutdown::Cancel;
         tracing::info!(unfinished = core.jobs.unfinished().len(), cancel, "shutting down: no new jobs");
         core.stop_accepting(cancel);
+        // The listeners keep serving while the accepted jobs finish, and
+        // then while results of SubmitProof jobs are still unfetched (up to
+        // server.shutdown_grace_secs): a client's AwaitProof gets them.
+        core.drained().await;
+        core.delivered_or(Duration::from_secs(core.config.server.shutdown_grace_secs)).await;
         let _ = stop_tx.send(true);
         while let Some(ended) = tasks.join_next().await {
             if let Err(e) = describe(ended) {
                 failure.get_or_insert(Err(e));
             }
         }
-        core.drained().await;
         for path in sockets {
             let _ = std::fs::remove_file(&path);
         }

@@ -73,6 +73,9 @@ impl ProvingEngine for Service {
         let entry = self.core.jobs.get(&req.job_id).ok_or_else(|| not_found(&req.job_id))?;
         let timeout = (req.timeout_ms > 0).then(|| Duration::from_millis(req.timeout_ms));
         let outcome = entry.wait(timeout).await;
+        if outcome.is_some() {
+            entry.deliver();
+        }
         Ok(Response::new(await_response(&entry.id, outcome.as_deref())))
     }
 
@@ -93,6 +96,7 @@ impl ProvingEngine for Service {
         };
         let entry = self.core.submit(submit, watch).await?;
         let outcome = entry.wait(None).await;
+        entry.deliver();
         drop(waiter);
         Ok(Response::new(proto::ProveResponse { result: Some(await_response(&entry.id, outcome.as_deref())) }))
     }

@@ -281,6 +281,15 @@ async fn shutdown_finishes_every_accepted_job_then_stops() {
     daemon.begin_stop();
     let r = in_flight.await.unwrap().expect("the Prove call in flight is answered").into_inner().result.unwrap();
     assert_eq!(status(&r), AwaitStatus::Completed, "{}", r.error_message);
+    // While it stops, new jobs are refused and the SubmitProof jobs'
+    // results can still be fetched: the daemon waits for them.
+    let refused = c.submit_proof(workload("late", LARGE, 1)).await.unwrap_err();
+    assert_eq!(refused.code(), Code::Unavailable, "{refused}");
+    for i in 0..2 {
+        let id = format!("s{i}");
+        let r = c.await_proof(proto::AwaitProofRequest { job_id: id.clone(), timeout_ms: 0 }).await.unwrap().into_inner();
+        assert_eq!(status(&r), AwaitStatus::Completed, "{id}: {}", r.error_message);
+    }
     let summary = (&mut daemon.done).await.unwrap().unwrap();
     assert_eq!((summary.completed, summary.failed, summary.cancelled), (3, 0, 0), "no accepted job is lost");
     assert!(!socket.exists(), "the unix socket is removed");
