@@ -67,7 +67,7 @@ struct query_split {
     /// inputs are copied. WindowPoSt's B scalars were zero-filled, copied
     /// and uploaded twice (G1 and G2) from host memory: with the split's
     /// bitmaps, ~1 s of a 2^27 call's host work alone, ~2 s while
-    /// synthesis ran (docs/PERF.md, session 24).
+    /// synthesis ran (docs/PERF.md, the 2026-12-04 runs of d8a4930).
     bool aux_compacted = false;
 };
 

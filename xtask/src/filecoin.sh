@@ -1,6 +1,6 @@
 #!/bin/sh
 # filecoin.sh KIND SIZE [OUTDIR]: one Filecoin proof kind measured end to end
-# on the machine the GPU bundle runs on (docs/PERF.md, issue 22), from inputs
+# on the machine the GPU bundle runs on (docs/PERF.md), from inputs
 # and parameters made there: synthetic inputs (`cuzk filecoin test-data
 # --synthetic`), test parameters (`cuzk filecoin params --write-test-params`,
 # on the GPU unless SETUP=cpu), the first proof after start in a fresh

@@ -8,7 +8,7 @@
 //! The replayed witness, and the one replayed block by block from the
 //! values the circuit gives (as the engine replays), must equal the
 //! gadgets' witness, or the run fails.
-//! Issue 22's witnesses computed without the gadgets start from these
+//! The Filecoin-scale witnesses computed without the gadgets start from these
 //! figures. Progress goes to stderr; stdout gets one JSON line.
 #![forbid(unsafe_code)]
 

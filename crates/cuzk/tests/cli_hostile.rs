@@ -1,6 +1,6 @@
 //! The `cuzk` binary against hostile and careless input: degenerate keys,
 //! sizes that would exhaust the machine, outputs that would destroy inputs,
-//! files that are not files. Each case once went wrong (issue 19).
+//! files that are not files. Each case once went wrong (docs/RELIABILITY.md).
 
 mod common;
 

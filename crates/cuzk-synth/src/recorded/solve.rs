@@ -6,7 +6,7 @@
 //! Why: a 32 GiB PoRep partition's witness costs ~190 core-seconds in the
 //! gadgets (bellperson's SHA-256, neptune's Poseidon), nine tenths of it
 //! building linear combinations that recorded synthesis never uses
-//! (docs/PERF.md, session 17). The rows already say how each value follows
+//! (docs/PERF.md, the 2026-12-02 runs of 9c248fe). The rows already say how each value follows
 //! from earlier ones: a bit's XOR is the one unknown of `2a · b = a + b − c`,
 //! an S-box power the one unknown of `x · x = x²`, a sum's bits the binary
 //! digits of a packed equality. Replaying those rules is a few field
