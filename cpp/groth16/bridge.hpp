@@ -20,7 +20,8 @@ struct Groth16Timings;
 /// limbs. The queries in `resident` (query_bit) go to device memory, each
 /// streamed instead if the device turns out not to have room for it; the
 /// rest stay in pinned host memory. `working_set`: device bytes a call needs
-/// beside the SRS, which the h query's MSM table leaves free.
+/// beside the SRS, which the h query's MSM table leaves free. The caller
+/// plans with the device's free memory after release_idle_device_memory.
 /// `stream_chunk` bases per streamed chunk (0: a default of ~256 MiB).
 std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,

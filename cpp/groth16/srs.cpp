@@ -144,10 +144,9 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
     srs->vk = read_vk(span_of(vk));
-    // Quotient buffers kept from earlier proofs are not counted in the plan
-    // (the caller released them before reading free memory); they are
-    // rebuilt on the next proof.
-    g16::release_idle_quotients(device);
+    // Quotient buffers kept from earlier proofs were released by the caller
+    // (release_idle_device_memory) before it read the free memory it
+    // planned with; they are rebuilt on the next proof.
     place_all(*srs, resident, h, l, a, b_g1, b_g2);
     add_h_table(*srs, working_set);
 

@@ -36,6 +36,19 @@ pub struct SrsSizes {
     pub b: usize,
 }
 
+impl SrsSizes {
+    /// The query sizes of `params` (B's counted by its G1 query).
+    pub fn of(params: &Parameters) -> SrsSizes {
+        SrsSizes {
+            ic: params.vk.ic.len(),
+            h: params.h.len(),
+            l: params.l.len(),
+            a: params.a.len(),
+            b: params.b_g1.len(),
+        }
+    }
+}
+
 /// A proving key uploaded once to one device and reused by every proof
 /// there, so no call pays for moving tens of gigabytes of bases again.
 pub struct GpuSrs {
@@ -96,13 +109,7 @@ impl GpuSrs {
         // only with what was uploaded, so the upload is where it is refused.
         params.vk.refuse_degenerate().map_err(|e| GpuError::InvalidInput(e.to_string()))?;
         let vk = &params.vk;
-        let sizes = SrsSizes {
-            ic: vk.ic.len(),
-            h: params.h.len(),
-            l: params.l.len(),
-            a: params.a.len(),
-            b: params.b_g1.len(),
-        };
+        let sizes = SrsSizes::of(params);
         // The plan counts as free what the device keeps only for reuse.
         ffi::release_idle_device_memory(device.id())?;
         let now = ffi::device_info(device.id())?;

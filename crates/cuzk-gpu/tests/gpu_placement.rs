@@ -51,10 +51,6 @@ fn case(rng: &mut ChaCha20Rng, workload: Workload, size: usize, count: usize) ->
     }
 }
 
-fn sizes(params: &Parameters) -> SrsSizes {
-    SrsSizes { ic: params.vk.ic.len(), h: params.h.len(), l: params.l.len(), a: params.a.len(), b: params.b_g1.len() }
-}
-
 impl Case {
     /// The CPU backend's proof bytes for `randomness`.
     fn cpu(&self, randomness: &[(Scalar, Scalar)]) -> Vec<Vec<u8>> {
@@ -143,7 +139,7 @@ fn a_cap_that_fits_no_query_streams_them_all(device: &Device, rng: &mut ChaCha20
     c.check(device, &resident, &randomness, &expected);
     drop(resident);
 
-    let sizes = sizes(&c.params);
+    let sizes = SrsSizes::of(&c.params);
     let _uncap = Uncap(device.id());
     // Room for the working set and no query: every query streams.
     let cap = cap_for(device, &sizes, |set| set == QuerySet::NONE);
@@ -167,7 +163,7 @@ fn a_cap_that_fits_no_query_streams_them_all(device: &Device, rng: &mut ChaCha20
 
 fn a_cap_below_the_working_set_is_refused(device: &Device, rng: &mut ChaCha20Rng) {
     let c = case(rng, Workload::MulChain, 100, 1);
-    let sizes = sizes(&c.params);
+    let sizes = SrsSizes::of(&c.params);
     let _uncap = Uncap(device.id());
     let need = WorkingSet::of(&sizes, 0, QuerySet::NONE).total();
     cuzk_gpu::release_idle_memory(device.id()).unwrap();

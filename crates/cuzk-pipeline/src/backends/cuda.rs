@@ -70,7 +70,7 @@ impl CudaBackend {
                 .unwrap_or(0)
         };
         cached(&self.resident, params, || {
-            let own = WorkingSet::of(&sizes_of(params), self.device.info().total_mem, QuerySet::NONE).total();
+            let own = WorkingSet::of(&SrsSizes::of(params), self.device.info().total_mem, QuerySet::NONE).total();
             let srs = GpuSrs::upload_beside(&self.device, params, SrsPlacement::Auto, others.saturating_sub(own))?;
             tracing::info!(device = %self.name(), placement = %srs.placement(), "SRS placed");
             Ok(srs)
@@ -104,11 +104,6 @@ pub struct MemoryCap {
     pub bytes: u64,
     /// Also take the memory above the cap, so that exceeding it fails.
     pub enforce: bool,
-}
-
-/// The query sizes of `params`, as the SRS upload counts them.
-fn sizes_of(params: &Parameters) -> SrsSizes {
-    SrsSizes { ic: params.vk.ic.len(), h: params.h.len(), l: params.l.len(), a: params.a.len(), b: params.b_g1.len() }
 }
 
 impl ProveBackend for CudaBackend {
