@@ -17,9 +17,11 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray&, const uint32_t*, uint64_
 void compact(const DeviceArray&, const uint64_t*, const DeviceArray&) { unavailable(); }
 
 struct quotient_engine::state {};
-quotient_engine::quotient_engine(int32_t, uint32_t) { unavailable(); }
+quotient_engine::quotient_engine(int32_t, uint32_t, bool) { unavailable(); }
 quotient_engine::~quotient_engine() = default;
 void release_idle_quotients(int32_t) {}
+bool quotient_engine::lean() const { unavailable(); }
+void quotient_engine::release() { unavailable(); }
 void quotient_engine::upload(const DeviceArray&, const void*) { unavailable(); }
 std::unique_ptr<DeviceArray> quotient_engine::recorded_witness() const { unavailable(); }
 const DeviceArray& quotient_engine::run(const uint64_t*, const uint64_t*, uint64_t, const std::function<void()>&) {

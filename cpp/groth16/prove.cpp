@@ -414,7 +414,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     // The engine outlives H: the later uploads use its staging buffers.
     std::optional<quotient_engine> held;
     timed(&tm.ntt_msm_h_ms, [&] {
-        quotient_engine& engine = held.emplace(device, bt.log_n);
+        quotient_engine& engine = held.emplace(device, bt.log_n, srs.lean_quotient);
         auto quotient = [&](size_t i, const std::function<void()>& host_read) -> const DeviceArray* {
             const Groth16Circuit& c = *bt.inputs[i];
             return shape ? &engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(),
@@ -427,14 +427,17 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
         // last wave) with the quotient's kernels. The engine alternates two
         // result arrays, so circuit i's h stays valid meanwhile. Declared
         // after the engine, the future is waited for before the engine goes.
-        // Every run that returns has called start_prep.
+        // A lean engine holds one h: its quotients run here, one after the
+        // other MSM. Every run that returns has called start_prep.
+        const bool overlap = !engine.lean();
         const DeviceArray* h = quotient(0, start_prep);
         std::future<const DeviceArray*> next;
         // Null while the SRS's table is still being built (srs.hpp).
         const std::shared_ptr<const DeviceArray> h_table = srs.h_table.get();
         for (size_t i = 0; i < count; i++) {
-            if (i > 0) h = next.get();
-            if (i + 1 < count) next = std::async(std::launch::async, quotient, i + 1, std::function<void()>());
+            if (i > 0) h = overlap ? next.get() : quotient(i, std::function<void()>());
+            if (overlap && i + 1 < count)
+                next = std::async(std::launch::async, quotient, i + 1, std::function<void()>());
             if (h_table) {
                 add_windows(pending, sums[i].h,
                             msm_windows_table(*h_table, srs.h.len, srs.h_table.copies(), view(*h, 0, bt.n - 1)));
@@ -444,6 +447,8 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
                 add_msm<fp_t>(pending, sums[i].h, part, view(*h, first, len));
             });
         }
+        // A lean engine's last h goes: the aux readers need its memory.
+        engine.release();
     });
     timed(&tm.prep_wait_ms, [&] { prep.join(); });
     if (prep_error) std::rethrow_exception(prep_error);

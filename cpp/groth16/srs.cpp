@@ -59,10 +59,11 @@ void place_all(Groth16Srs& srs, uint8_t resident, rust::Slice<const uint64_t> h,
     srs.b_g2 = place(d, ArrayKind::G2Affine, b_g2, resident & bit_b_g2, "b_g2");
 }
 
-/// Device memory of the quotient for an SRS of h_len h bases: five n-scalar
-/// buffers (a, b, c and two results) and the twiddles (timing SRSs only:
-/// an uploaded SRS is told its working set by the placement plan).
-uint64_t quotient_bytes(uint64_t h_len) { return 6 * 32 * (h_len + 1); }
+/// Device memory of the overlapped quotient for an SRS of h_len h bases:
+/// five n-scalar buffers (a, b, c and two results) and n/2 twiddles (timing
+/// SRSs only: an uploaded SRS is told its working set by the placement
+/// plan).
+uint64_t quotient_bytes(uint64_t h_len) { return 11 * 16 * (h_len + 1); }
 
 /// Device memory kept free beside a tiled SRS for the CUDA context, CUB and
 /// the MSM temporaries, on top of the quotient's buffers.
@@ -98,7 +99,7 @@ void add_h_table(Groth16Srs& srs, uint64_t reserved) {
 /// An SRS whose h query is not 2^k − 1 is left for the proof to reject.
 void warm_quotient(const Groth16Srs& srs) {
     if (srs.log_domain() < 0) return;
-    g16::quotient_engine warm(srs.device, uint32_t(srs.log_domain()));
+    g16::quotient_engine warm(srs.device, uint32_t(srs.log_domain()), srs.lean_quotient);
 }
 
 }  // namespace
@@ -140,9 +141,10 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                                                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
                                                rust::Slice<const uint64_t> b_g2, uint8_t resident,
-                                               uint64_t working_set, uint64_t stream_chunk) {
+                                               bool lean_quotient, uint64_t working_set, uint64_t stream_chunk) {
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
+    srs->lean_quotient = lean_quotient;
     srs->vk = read_vk(span_of(vk));
     // Quotient buffers kept from earlier proofs were released by the caller
     // (release_idle_device_memory) before it read the free memory it

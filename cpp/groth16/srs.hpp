@@ -80,6 +80,10 @@ public:
     int32_t device = 0;
     /// Bases per streamed chunk (a multiple of 64, so bitmaps split at words).
     uint64_t stream_chunk = 0;
+    /// Whether proofs compute H with the lean quotient engine (groth16.hpp):
+    /// the placement plan's choice for cards without room for the
+    /// overlapped one.
+    bool lean_quotient = false;
     vk_points vk;
     query_bases h, l, a, b_g1, b_g2;
     /// The h query's MSM table, when the device had room for it (srs.cpp).

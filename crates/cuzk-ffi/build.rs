@@ -19,11 +19,12 @@ use std::process::Command;
 mod nvcc;
 
 const GENCODES: [&str; 3] = ["arch=compute_80,code=sm_80", "arch=compute_89,code=sm_89", "arch=compute_90,code=sm_90"];
-const CUDA_SOURCES: [&str; 7] = [
+const CUDA_SOURCES: [&str; 8] = [
     "cuda/api/device.cu",
     "cuda/api/ntt.cu",
     "cuda/api/msm.cu",
     "cuda/api/groth16.cu",
+    "cuda/api/quotient.cu",
     "cuda/api/bench.cu",
     "cuda/api/spmv.cu",
     "cuda/api/setup.cu",

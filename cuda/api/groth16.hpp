@@ -50,10 +50,13 @@ void compact(const DeviceArray& src, const uint64_t* density, const DeviceArray&
 
 /// The coefficients of h = (a·b − c)/Z for circuits of one domain size,
 /// computed on one device with every intermediate kept there: the twiddle
-/// tables are built once, the buffers reused for each circuit.
+/// tables are built once, the buffers reused for each circuit. `lean` takes
+/// three n-scalar buffers instead of five, allocated by each call and freed
+/// by the next (or release()), for cards that cannot hold five beside the
+/// SRS: its calls cannot overlap the caller's H MSMs (quotient.cu).
 class quotient_engine {
 public:
-    quotient_engine(int32_t device, uint32_t log_n);
+    quotient_engine(int32_t device, uint32_t log_n, bool lean = false);
     ~quotient_engine();
     quotient_engine(const quotient_engine&) = delete;
     quotient_engine& operator=(const quotient_engine&) = delete;
@@ -70,7 +73,8 @@ public:
     /// The work is finished when the call returns. The array stays valid until
     /// the call after next: results alternate between two arrays, so one
     /// thread may run an MSM over this circuit's h while another computes
-    /// the next circuit's (calls on one engine must not overlap).
+    /// the next circuit's (calls on one engine must not overlap). Lean: until
+    /// the next call or release(), so its MSM must end before either.
     /// `host_read`, when given, is called on this thread as soon as the call
     /// has copied a and b out of host memory, before the transforms end:
     /// the host function starts its CPU split there, whose threads would
@@ -95,8 +99,16 @@ public:
     /// run is in flight on another thread.
     void upload(const DeviceArray& dst, const void* host);
 
+    /// Whether the engine is lean (one h at a time).
+    bool lean() const;
+
+    /// Lean: frees the buffers, the last h with them, so what comes after
+    /// the H MSMs has the memory. Overlapped: nothing.
+    void release();
+
     /// The witness of the last call when it was run_recorded (its inputs,
-    /// then its aux values, as uploaded), else null. Nothing reads it after
+    /// then its aux values, as uploaded), else null (always, lean: the
+    /// witness is freed before h is made). Nothing reads it after
     /// that call returned, so the caller may overwrite it until its next
     /// call on this engine.
     std::unique_ptr<DeviceArray> recorded_witness() const;

@@ -42,11 +42,11 @@ struct power_tables {
 
 fr_t generator() { return fr_t::from_u32(ff::fr_params::GENERATOR); }
 
-/// w^k for k < n/2 into out.
+/// w^k for k <= n/2 into out (n/2 + 1 entries: the inverse reads w^(n/2)).
 void fill_twiddles(fr_t* out, fr_t w, uint32_t log_n, cudaStream_t s) {
-    const size_t half = size_t(1) << (log_n - 1);
-    power_tables parts(w, log_n - 1, s);
-    fill_powers_kernel<<<cuda::blocks_for(half, THREADS), THREADS, 0, s>>>(out, parts.view(), half);
+    const size_t count = (size_t(1) << (log_n - 1)) + 1;
+    power_tables parts(w, log_n, s);
+    fill_powers_kernel<<<cuda::blocks_for(count, THREADS), THREADS, 0, s>>>(out, parts.view(), count);
     CUZK_LAUNCHED();
     CUZK_CUDA(cudaStreamSynchronize(s));  // `parts` is freed on return
 }
@@ -54,22 +54,20 @@ void fill_twiddles(fr_t* out, fr_t w, uint32_t log_n, cudaStream_t s) {
 }  // namespace
 
 struct domain::tables {
-    cuda::buffer<fr_t> tw_fwd, tw_inv;
+    /// w^k for k <= n/2, read by both directions (ntt/kernels.cuh).
+    cuda::buffer<fr_t> tw;
     power_tables g_pow, g_inv_pow;
     fr_t n_inv;
 
     tables(uint32_t log_n, cudaStream_t s)
-        : tw_fwd(log_n ? size_t(1) << (log_n - 1) : 0),
-          tw_inv(log_n ? size_t(1) << (log_n - 1) : 0),
+        : tw(log_n ? (size_t(1) << (log_n - 1)) + 1 : 0),
           g_pow(generator(), log_n, s),
           g_inv_pow(generator().inverse(), log_n, s),
           n_inv(fr_t::one()) {
         for (uint32_t i = 0; i < log_n; i++) n_inv = n_inv.dbl();
         n_inv = n_inv.inverse();
         if (log_n == 0) return;
-        const fr_t w = root_of_unity(log_n);
-        fill_twiddles(tw_fwd.get(), w, log_n, s);
-        fill_twiddles(tw_inv.get(), w.inverse(), log_n, s);
+        fill_twiddles(tw.get(), root_of_unity(log_n), log_n, s);
     }
 };
 
@@ -78,16 +76,30 @@ domain::domain(uint32_t log_n, cudaStream_t s) : log_n_(log_n), t_(std::make_uni
 domain::~domain() = default;
 
 void domain::run(const fr_t* in, fr_t* out, bool inverse, bool coset, cudaStream_t s) const {
-    const size_t n = size_t(1) << log_n_;
     if (log_n_ == 0) {
         // One element: every variant is the identity (g^0 = 1, 1/1 = 1).
         CUZK_CUDA(cudaMemcpyAsync(out, in, sizeof(fr_t), cudaMemcpyDeviceToDevice, s));
         return;
     }
-    const fr_t* tw = inverse ? t_->tw_inv.get() : t_->tw_fwd.get();
+    passes(in, out, coset && !inverse, inverse, coset, s);
+}
+
+void domain::run_in_place(fr_t* a, bool inverse, bool coset, cudaStream_t s) const {
+    if (log_n_ == 0) return;
+    const size_t n = size_t(1) << log_n_;
+    bit_reverse_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(a, log_n_, coset && !inverse,
+                                                                       t_->g_pow.view());
+    CUZK_LAUNCHED();
+    passes(nullptr, a, false, inverse, coset, s);
+}
+
+void domain::passes(const fr_t* gather_from, fr_t* out, bool shift_in, bool inverse, bool coset,
+                    cudaStream_t s) const {
+    const size_t n = size_t(1) << log_n_;
     pass_args args{};
-    args.gather_from = in;
-    args.shift_in = coset && !inverse;
+    args.inverse = inverse;
+    args.gather_from = gather_from;
+    args.shift_in = shift_in;
     args.scale = t_->n_inv;
     args.shift_out = coset;
     args.g = t_->g_pow.view();
@@ -101,15 +113,15 @@ void domain::run(const fr_t* in, fr_t* out, bool inverse, bool coset, cudaStream
         const uint32_t log_t = std::min(log_n_, BLOCK_LOG) - k;
         const uint32_t block = std::max(1u, (1u << (k + log_t)) / 4);
         const unsigned grid = unsigned(n >> (k + log_t));
-        pass_kernel<<<grid, block, 0, s>>>(out, tw, log_n_, s0, k, log_t, args);
+        pass_kernel<<<grid, block, 0, s>>>(out, t_->tw.get(), log_n_, s0, k, log_t, args);
         CUZK_LAUNCHED();
         if (last) return;
         args.gather_from = nullptr;
         args.shift_in = false;
         s0 += k;
         const uint32_t left = log_n_ - s0;
-        const uint32_t passes = (left + STRIDED_STAGES - 1) / STRIDED_STAGES;
-        k = (left + passes - 1) / passes;
+        const uint32_t rest = (left + STRIDED_STAGES - 1) / STRIDED_STAGES;
+        k = (left + rest - 1) / rest;
     }
 }
 
@@ -125,10 +137,13 @@ bool is_coset(NttKind kind) { return kind == NttKind::CosetForward || kind == Nt
 void run_ntt(void* host, uint32_t log_n, NttKind kind) {
     const size_t n = size_t(1) << log_n;
     cuda::stream s;
-    cuda::buffer<fr_t> input(n), a(n);
-    CUZK_CUDA(cudaMemcpyAsync(input.get(), host, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
+    // In place: this entry point is what tests the in-place transforms
+    // against the CPU domain; the quotient's out-of-place ones are tested
+    // through its proofs.
+    cuda::buffer<fr_t> a(n);
+    CUZK_CUDA(cudaMemcpyAsync(a.get(), host, n * sizeof(fr_t), cudaMemcpyHostToDevice, s));
     const ntt::domain d(log_n, s);
-    d.run(input.get(), a.get(), is_inverse(kind), is_coset(kind), s);
+    d.run_in_place(a.get(), is_inverse(kind), is_coset(kind), s);
     CUZK_CUDA(cudaMemcpyAsync(host, a.get(), n * sizeof(fr_t), cudaMemcpyDeviceToHost, s));
     s.sync();
 }

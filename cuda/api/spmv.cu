@@ -92,6 +92,11 @@ void scratch::reserve(uint64_t vars) {
     grow(first_bad_, 1);
 }
 
+void scratch::release() {
+    w_.reset();
+    classes_.reset();
+}
+
 void evaluate_async(const DeviceR1cs& shape, const scratch& sc, ff::fr_t* a, ff::fr_t* b, ff::fr_t* c, uint64_t len,
                     cudaStream_t s) {
     if (len < shape.rows())

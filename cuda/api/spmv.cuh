@@ -18,6 +18,8 @@ class scratch {
 public:
     /// Room for `vars` witness values on the current device.
     void reserve(uint64_t vars);
+    /// Frees the witness and its classes (reserve makes them again).
+    void release();
     ff::fr_t* witness() const { return w_->get(); }
     uint8_t* classes() const { return classes_->get(); }
     uint32_t* first_bad() const { return first_bad_->get(); }
@@ -31,6 +33,8 @@ private:
 /// Queues on `s`, behind whatever wrote the witness into `sc`: its
 /// classification, then a, b, c of rows [0, len) (len >= shape.rows(); rows
 /// past the shape's are zero), noting the lowest unsatisfied row in `sc`.
+/// `c` may be null: where every row holds, c = a·b, which the quotient
+/// makes from a and b itself instead of storing a third array.
 /// The shape's device must be current.
 void evaluate_async(const DeviceR1cs& shape, const scratch& sc, ff::fr_t* a, ff::fr_t* b, ff::fr_t* c, uint64_t len,
                     cudaStream_t s);

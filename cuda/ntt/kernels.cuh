@@ -13,7 +13,11 @@
 //! (a bit reversal, one shared-memory pass, nine radix-4/radix-2 passes and a
 //! scaling pass).
 //! Stage st combines a[i] and a[i + 2^st] with twiddle w^(j * n / 2^(st+1)),
-//! j = i mod 2^st, read from a table of w^k, k < n/2; inside a pass a thread
+//! j = i mod 2^st, read from one table of w^k, k <= n/2, for both
+//! directions: w^-k = w^(n/2) w^(n/2-k) = -w^(n/2-k), so an inverse pass
+//! reads entry n/2 - k and swaps its butterfly's sum and difference instead
+//! of negating. A second table for w^-k cost n/2 scalars (2.1 GB at 2^27)
+//! of device memory that a 24 GB card does not have. Inside a pass a thread
 //! keeps four elements in registers and runs two stages between barriers.
 //! The passes are bound by the IMAD pipe (Nsight Compute on the H200: the
 //! fmaheavy pipe 73-83 % busy), i.e. by the Fr multiplications.
@@ -78,10 +82,13 @@ __device__ __forceinline__ size_t bit_reverse(size_t i, uint32_t log_n) {
     return size_t(__brevll(uint64_t(i))) >> (64 - log_n);
 }
 
-__device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w) {
-    fr_t t = v * w;
-    v = u - t;
-    u = u + t;
+/// (u, v) <- (u + v w, u - v w), or with `negated` (w is the negation of
+/// the twiddle) (u - v w, u + v w).
+__device__ __forceinline__ void butterfly(fr_t& u, fr_t& v, const fr_t& w, bool negated) {
+    const fr_t t = v * w;
+    const fr_t sum = u + t, difference = u - t;
+    u = negated ? difference : sum;
+    v = negated ? sum : difference;
 }
 
 /// butterfly with the twiddle w^0 = 1: no multiplication.
@@ -91,8 +98,30 @@ __device__ __forceinline__ void butterfly_one(fr_t& u, fr_t& v) {
     u = u + t;
 }
 
+/// a[i] <-> a[rev(i)], in place: the order the first pass of an in-place
+/// transform reads (pass_args::gather_from does the same from another
+/// array), each element times g^i of its old index i when `shift`.
+static __global__ void bit_reverse_kernel(fr_t* a, uint32_t log_n, bool shift, split_powers g) {
+    const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >> log_n) return;
+    const size_t j = bit_reverse(i, log_n);
+    if (j < i) return;
+    fr_t x = a[i];
+    if (shift) x = x * g.at(i);
+    if (j == i) {
+        a[i] = x;
+        return;
+    }
+    fr_t y = a[j];
+    if (shift) y = y * g.at(j);
+    a[i] = y;
+    a[j] = x;
+}
+
 /// What one pass does besides its stages.
 struct pass_args {
+    /// An inverse transform: twiddle k is -tw[n/2 - k].
+    bool inverse;
     /// First pass: read from here in bit-reversed order (else in place).
     const fr_t* gather_from;
     /// First pass of a forward coset transform: multiply input i by g^i.
@@ -112,6 +141,10 @@ struct pass_args {
 static __global__ void __launch_bounds__(PASS_THREADS, PASS_BLOCKS_PER_SM)
     pass_kernel(fr_t* a, const fr_t* tw, uint32_t log_n, uint32_t s, uint32_t k, uint32_t log_t, pass_args args) {
     __shared__ fr_t sh[1u << BLOCK_LOG];
+    // Twiddle k of this direction, up to its sign (butterfly's `negated`).
+    const size_t half = size_t(1) << (log_n - 1);
+    const auto twiddle = [&](size_t k) -> const fr_t& { return tw[args.inverse ? half - k : k]; };
+    const bool neg = args.inverse;
     const uint32_t count = 1u << (k + log_t);
     const uint32_t tiles_log = s - log_t;  // column tiles per row of 2^s columns
     const size_t hi = size_t(blockIdx.x) >> tiles_log;
@@ -155,12 +188,12 @@ static __global__ void __launch_bounds__(PASS_THREADS, PASS_BLOCKS_PER_SM)
             butterfly_one(x2, x3);
             butterfly_one(x0, x2);
         } else {
-            const fr_t w1 = tw[j << (log_n - 1 - st)];
-            butterfly(x0, x1, w1);
-            butterfly(x2, x3, w1);
-            butterfly(x0, x2, tw[j << (log_n - 2 - st)]);
+            const fr_t w1 = twiddle(j << (log_n - 1 - st));
+            butterfly(x0, x1, w1, neg);
+            butterfly(x2, x3, w1, neg);
+            butterfly(x0, x2, twiddle(j << (log_n - 2 - st)), neg);
         }
-        butterfly(x1, x3, tw[(j + (size_t(1) << st)) << (log_n - 2 - st)]);
+        butterfly(x1, x3, twiddle((j + (size_t(1) << st)) << (log_n - 2 - st)), neg);
         e0 = x0;
         e1 = x1;
         e2 = x2;
@@ -186,7 +219,7 @@ static __global__ void __launch_bounds__(PASS_THREADS, PASS_BLOCKS_PER_SM)
             const uint32_t jm = q & (h - 1);
             const uint32_t m0 = ((q >> u) << (u + 1)) | jm;
             const size_t j = (size_t(jm) << s) + lo0 + col;
-            butterfly(sh[(m0 << log_t) + col], sh[((m0 + h) << log_t) + col], tw[j << (log_n - 1 - st)]);
+            butterfly(sh[(m0 << log_t) + col], sh[((m0 + h) << log_t) + col], twiddle(j << (log_n - 1 - st)), neg);
         }
         __syncthreads();
     }

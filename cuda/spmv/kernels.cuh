@@ -18,8 +18,8 @@ __global__ void classify_kernel(const fr_t* values, uint64_t n, uint8_t* classes
 }
 
 /// Rows [0, len): a, b, c of the shape's rows, zeros past them (the
-/// quotient's padding to the domain); `first_bad` keeps the lowest
-/// unsatisfied row (it starts at NO_ROW).
+/// quotient's padding to the domain), c left out when null; `first_bad`
+/// keeps the lowest unsatisfied row (it starts at NO_ROW).
 template <class K>
 __global__ void rows_kernel(r1cs_view<K> s, witness_view w, fr_t* a, fr_t* b, fr_t* c, uint64_t len,
                             uint32_t* first_bad) {
@@ -28,7 +28,7 @@ __global__ void rows_kernel(r1cs_view<K> s, witness_view w, fr_t* a, fr_t* b, fr
     if (r >= s.rows) {
         a[r] = fr_t::zero();
         b[r] = fr_t::zero();
-        c[r] = fr_t::zero();
+        if (c) c[r] = fr_t::zero();
         return;
     }
     if (!eval_row(s, w, uint32_t(r), a, b, c)) atomicMin(first_bad, uint32_t(r));

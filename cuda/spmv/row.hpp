@@ -140,7 +140,8 @@ CUZK_HD bool holds(const dot& a, const dot& b, const dot& c, const fr_t& va, con
     return va * vb == vc;
 }
 
-/// Row r of the shape: writes a[r], b[r], c[r] and returns whether a·b = c.
+/// Row r of the shape: writes a[r], b[r], c[r] (not c when null) and returns
+/// whether a·b = c.
 template <class K>
 CUZK_HD bool eval_row(const r1cs_view<K>& s, const witness_view& w, uint32_t r, fr_t* a, fr_t* b, fr_t* c) {
     const dot da = row_dot(s.m[0], r, s.table, w);
@@ -151,7 +152,7 @@ CUZK_HD bool eval_row(const r1cs_view<K>& s, const witness_view& w, uint32_t r, 
     const fr_t vc = value_of(dc);
     a[r] = va;
     b[r] = vb;
-    c[r] = vc;
+    if (c) c[r] = vc;
     return holds(da, db, dc, va, vb, vc);
 }
 

@@ -257,8 +257,10 @@ pub mod ffi {
         /// Uploads an SRS: `vk` is alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 as affine limbs;
         /// `resident` the queries to keep in device memory (bits: h 1, l 2, a 4, b_g1 8, b_g2 16;
         /// one that does not fit is streamed), the rest streamed from pinned host memory;
-        /// `working_set` the device bytes a call needs beside the SRS (the h query's MSM table
-        /// takes only memory beyond it); `stream_chunk` bases per streamed chunk (0 for the default).
+        /// `lean_quotient` whether proofs compute H with three device buffers instead of five
+        /// (cuda/api/quotient.cu); `working_set` the device bytes a call needs beside the SRS (the
+        /// h query's MSM table takes only memory beyond it); `stream_chunk` bases per streamed
+        /// chunk (0 for the default).
         #[allow(clippy::too_many_arguments)]
         fn groth16_srs_upload(
             device: i32,
@@ -269,6 +271,7 @@ pub mod ffi {
             b_g1: &[u64],
             b_g2: &[u64],
             resident: u8,
+            lean_quotient: bool,
             working_set: u64,
             stream_chunk: u64,
         ) -> Result<UniquePtr<Groth16Srs>>;

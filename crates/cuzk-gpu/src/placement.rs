@@ -4,13 +4,15 @@
 //! SRS (its working set). Pure arithmetic, so the decisions for any card
 //! are tested without one.
 //!
-//! A 32 GiB PoRep SRS is 47.4 GB; a call at its 2^27 domain needs ~47 GB
-//! beside it (the quotient's six n-scalar buffers alone are 25.8 GB). An
-//! H200 (141 GB) holds both; an H100 (80 GB) does not, and the all-or-nothing
-//! rule this replaces kept the whole SRS resident there and left too little
-//! for the call, which then failed out of device memory. The plan keeps the
-//! working set free first and fills what is left with the queries whose
-//! streaming would cost the most bus traffic per call.
+//! A 32 GiB PoRep SRS is 47.4 GB; a call at its 2^27 domain needs ~41 GB
+//! beside it with the overlapped quotient (its five n-scalar buffers alone
+//! are 21.5 GB), ~24 GB with the lean one. An H200 (141 GB) holds both; an
+//! H100 (80 GB) does not, and the all-or-nothing rule this replaces kept the
+//! whole SRS resident there and left too little for the call, which then
+//! failed out of device memory. The plan keeps the working set free first
+//! and fills what is left with the queries whose streaming would cost the
+//! most bus traffic per call; the lean quotient is taken where its memory
+//! buys more than the overlap it gives up.
 
 use std::fmt;
 
@@ -154,19 +156,70 @@ const CIRCUITS_PER_CALL: u64 = 4;
 /// same number of G1 bases take half), cpp/groth16/srs.cpp.
 pub const STREAM_CHUNK_BYTES: u64 = 256 << 20;
 
+/// How a call computes the quotient H (cuda/api/quotient.cu).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotientLayout {
+    /// Five n-scalar buffers kept between calls: each circuit's quotient
+    /// runs while the previous circuit's H MSM does.
+    Overlapped,
+    /// Three, allocated as a call needs them (the third once the witness is
+    /// freed): 60 % of the buffers, one circuit after the other.
+    Lean,
+}
+
+impl QuotientLayout {
+    /// Both, the overlapped one first (preferred at equal cost).
+    pub const ALL: [QuotientLayout; 2] = [QuotientLayout::Overlapped, QuotientLayout::Lean];
+
+    /// Its n-scalar buffers.
+    fn buffers(self) -> u64 {
+        match self {
+            QuotientLayout::Overlapped => 5,
+            QuotientLayout::Lean => 3,
+        }
+    }
+
+    /// What it costs a call of [`CIRCUITS_PER_CALL`] circuits, in bus
+    /// bytes, so that it compares with streaming: nothing for the
+    /// overlapped layout; for the lean one, each circuit's quotient no
+    /// longer hidden under an MSM, counted as the bytes of its three
+    /// buffers (12.9 GB at 2^27, ~0.25 s of a PCIe 5 bus, about what the
+    /// quotient's transforms and products take on an H100). An estimate, to
+    /// be corrected by measurement (docs/PERF.md).
+    fn cost(self, n: u64) -> u64 {
+        match self {
+            QuotientLayout::Overlapped => 0,
+            QuotientLayout::Lean => CIRCUITS_PER_CALL * 3 * SCALAR_BYTES * n,
+        }
+    }
+}
+
+impl fmt::Display for QuotientLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QuotientLayout::Overlapped => "overlapped",
+            QuotientLayout::Lean => "lean",
+        })
+    }
+}
+
 /// Device memory a prove call allocates beside the SRS, by purpose. The
 /// figures follow the host function (cpp/groth16/prove.cpp) at one circuit
 /// at a time: its per-circuit buffers are freed before the next circuit's,
 /// so the working set does not grow with the batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkingSet {
-    /// The quotient's a, b, c, two results and twiddles: 6 · n scalars,
-    /// kept between calls.
+    /// How H is computed, which decides what is live at once ([`WorkingSet::total`]).
+    pub layout: QuotientLayout,
+    /// The quotient's n-scalar buffers: a, b, c and (overlapped) two
+    /// results.
     pub quotient: u64,
+    /// The transforms' twiddles: n/2 + 1 scalars, kept between calls.
+    pub twiddles: u64,
     /// The witness a recorded shape's a, b, c are computed from, and its
-    /// classes: 33 bytes per variable, kept between calls. The dense
-    /// queries that read the aux assignment reuse it as their window (or,
-    /// without a shape, allocate a window of its size instead).
+    /// classes: 33 bytes per variable (overlapped: kept between calls).
+    /// The dense queries that read the aux assignment reuse it as their
+    /// window (or, without it, allocate a window of its size instead).
     pub witness: u64,
     /// A recorded shape's matrices (uploaded when the recording is ready,
     /// after the SRS): 48 bytes per domain element, an estimate above the
@@ -179,9 +232,10 @@ pub struct WorkingSet {
     /// an H100, 2026-12-07, for these 3.0 GB that the plan did not count).
     pub b_scalars: u64,
     /// The least MSM temporaries of an n-scalar MSM (its sorted digits;
-    /// 2.63 GB measured at 2^27), and the MSM's own reserve (a 64th of the
-    /// card, cuda/msm/pippenger.cuh).
+    /// 2.63 GB measured at 2^27).
     pub msm: u64,
+    /// The MSM's own reserve: a 64th of the card (cuda/msm/pippenger.cuh).
+    pub msm_reserve: u64,
     /// Two staging buffers for the streamed query whose chunks are the
     /// largest (a chunk is at most [`STREAM_CHUNK_BYTES`] of G2 bases).
     pub staging: u64,
@@ -191,25 +245,49 @@ pub struct WorkingSet {
 
 impl WorkingSet {
     /// The working set of a call over an SRS of `sizes` on a card of
-    /// `total` bytes, with the queries of `resident` in device memory.
-    pub fn of(sizes: &SrsSizes, total: u64, resident: QuerySet) -> WorkingSet {
+    /// `total` bytes, with the queries of `resident` in device memory and H
+    /// computed in `layout`.
+    pub fn of(sizes: &SrsSizes, total: u64, resident: QuerySet, layout: QuotientLayout) -> WorkingSet {
         let n = sizes.h as u64 + 1;
         let vars = (sizes.ic + sizes.l) as u64;
         let b_resident = resident.contains(Query::BG1) || resident.contains(Query::BG2);
         WorkingSet {
-            quotient: 6 * SCALAR_BYTES * n,
+            layout,
+            quotient: layout.buffers() * SCALAR_BYTES * n,
+            twiddles: SCALAR_BYTES * (n / 2 + 1),
             witness: (SCALAR_BYTES + 1) * vars,
             shape: 48 * n,
             b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
-            msm: 24 * n + total / 64,
+            msm: 24 * n,
+            msm_reserve: total / 64,
             staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes)).max().unwrap_or(0),
             reserve: 2 << 30,
         }
     }
 
-    /// Its bytes.
+    /// Its bytes: the most that is live at once. Overlapped, everything
+    /// may be (the buffers are kept and H overlaps the MSMs). Lean, the
+    /// phases of a circuit follow one another: the witness with a and b
+    /// (the shape's products), then a, b and c (the transforms), then h
+    /// with an MSM's temporaries, then the aux window and B's scalars with
+    /// them; the shape, the twiddles and the reserves throughout.
     pub fn total(&self) -> u64 {
-        self.quotient + self.witness + self.shape + self.b_scalars + self.msm + self.staging + self.reserve
+        let always = self.reserve + self.msm_reserve + self.shape + self.twiddles;
+        match self.layout {
+            QuotientLayout::Overlapped => {
+                always + self.quotient + self.witness + self.b_scalars + self.msm + self.staging
+            }
+            QuotientLayout::Lean => {
+                let scalars = self.quotient / 3;
+                let phases = [
+                    self.witness + 2 * scalars,
+                    self.quotient,
+                    scalars + self.msm + self.staging,
+                    self.witness + self.b_scalars + self.msm + self.staging,
+                ];
+                always + phases.into_iter().max().unwrap_or(0)
+            }
+        }
     }
 }
 
@@ -218,6 +296,8 @@ impl WorkingSet {
 pub struct Placement {
     /// The queries kept in device memory; the others are streamed.
     pub resident: QuerySet,
+    /// How proofs compute H.
+    pub quotient: QuotientLayout,
     /// Bytes of the resident bases.
     pub resident_bytes: u64,
     /// Bytes of the streamed bases (each moved over the bus at least once
@@ -243,11 +323,12 @@ impl fmt::Display for Placement {
         const GB: f64 = 1e9;
         write!(
             f,
-            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
+            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), quotient {}, working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
             self.resident,
             self.resident_bytes as f64 / GB,
             self.resident.complement(),
             self.streamed_bytes as f64 / GB,
+            self.quotient,
             self.working_set.total() as f64 / GB,
             self.free as f64 / GB,
             self.total as f64 / GB,
@@ -255,14 +336,16 @@ impl fmt::Display for Placement {
     }
 }
 
-/// The placement with `resident` in device memory, whether or not it fits
-/// (callers that choose for themselves: tests, streaming on purpose).
-pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet) -> Placement {
+/// The placement with `resident` in device memory and H computed in
+/// `quotient`, whether or not it fits (callers that choose for themselves:
+/// tests, streaming on purpose).
+pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, quotient: QuotientLayout) -> Placement {
     Placement {
         resident,
+        quotient,
         resident_bytes: resident.bytes(sizes),
         streamed_bytes: resident.complement().bytes(sizes),
-        working_set: WorkingSet::of(sizes, total, resident),
+        working_set: WorkingSet::of(sizes, total, resident, quotient),
         free,
         total,
     }
@@ -272,36 +355,42 @@ pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet) -> Pl
 /// bytes, where `held` more bytes must stay free for calls over other SRSs
 /// already placed there (their working sets beyond this one's).
 ///
-/// Of the sets of resident queries whose bases and working set fit, the one
-/// whose streamed queries cost the least bus traffic per call is taken
-/// (ties: the most resident bytes, then the most resident queries). A device that cannot hold one call's
-/// working set even with every query streamed gets a typed error saying how
-/// much it needs: such a call would fail out of memory on its first proof.
+/// Of the placements (resident queries and quotient layout) whose bases
+/// and working set fit, the one that costs the least per call is taken:
+/// the bus traffic of its streamed queries and the lean quotient's
+/// [`QuotientLayout::cost`] (ties: the overlapped layout, then the most
+/// resident bytes). A device that cannot hold one call's working set even
+/// with every query streamed and the lean quotient gets a typed error
+/// saying how much it needs: such a call would fail out of memory on its
+/// first proof.
 pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placement, GpuError> {
     let room = free.saturating_sub(held);
+    let n = sizes.h as u64 + 1;
     let mut best: Option<(u64, Placement)> = None;
-    // From every query resident down, so that ties keep the most resident
-    // (empty queries cost nothing either way, but streaming needs staging).
-    for bits in (0..=QuerySet::ALL.bits()).rev() {
-        let resident = QuerySet::from_bits(bits);
-        let working_set = WorkingSet::of(sizes, total, resident);
-        let resident_bytes = resident.bytes(sizes);
-        if resident_bytes.saturating_add(working_set.total()) > room {
-            continue;
-        }
-        let cost: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
-        let candidate = forced(sizes, free, total, resident);
-        let better = match &best {
-            None => true,
-            Some((c, p)) => cost < *c || (cost == *c && resident_bytes > p.resident_bytes),
-        };
-        if better {
-            best = Some((cost, candidate));
+    for layout in QuotientLayout::ALL {
+        // From every query resident down, so that ties keep the most
+        // resident (empty queries cost nothing either way, but streaming
+        // needs staging).
+        for bits in (0..=QuerySet::ALL.bits()).rev() {
+            let resident = QuerySet::from_bits(bits);
+            let candidate = forced(sizes, free, total, resident, layout);
+            if candidate.resident_bytes.saturating_add(candidate.working_set.total()) > room {
+                continue;
+            }
+            let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
+            let cost = streaming + layout.cost(n);
+            let better = match &best {
+                None => true,
+                Some((c, p)) => cost < *c || (cost == *c && p.quotient == layout && candidate.resident_bytes > p.resident_bytes),
+            };
+            if better {
+                best = Some((cost, candidate));
+            }
         }
     }
     best.map(|(_, p)| p).ok_or_else(|| {
-        let needed = WorkingSet::of(sizes, total, QuerySet::NONE).total() + held;
-        GpuError::DeviceTooSmall { domain: sizes.h as u64 + 1, needed, free, total }
+        let needed = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Lean).total() + held;
+        GpuError::DeviceTooSmall { domain: n, needed, free, total }
     })
 }
 

@@ -1,4 +1,4 @@
-use crate::placement::{self, Placement, QuerySet};
+use crate::placement::{self, Placement, QuerySet, QuotientLayout};
 use crate::{Device, GpuError};
 use blstrs::{G1Affine, G2Affine};
 use cuzk_ffi::cast::as_limbs;
@@ -17,8 +17,9 @@ pub enum SrsPlacement {
     /// that path on large cards.
     HostStreaming,
     /// These queries resident (each streamed instead if it does not fit),
-    /// the others streamed: for testing partial placements.
-    Queries(QuerySet),
+    /// the others streamed, H computed in this layout: for testing partial
+    /// placements and the lean quotient on any card.
+    Forced(QuerySet, QuotientLayout),
 }
 
 /// The number of bases of each query, which an assignment must match.
@@ -116,8 +117,8 @@ impl GpuSrs {
         let (free, total) = (now.free_mem, now.total_mem);
         let planned = match placement {
             SrsPlacement::Auto => placement::plan(&sizes, free, total, held)?,
-            SrsPlacement::HostStreaming => placement::forced(&sizes, free, total, QuerySet::NONE),
-            SrsPlacement::Queries(set) => placement::forced(&sizes, free, total, set),
+            SrsPlacement::HostStreaming => placement::forced(&sizes, free, total, QuerySet::NONE, QuotientLayout::Overlapped),
+            SrsPlacement::Forced(set, layout) => placement::forced(&sizes, free, total, set, layout),
         };
         let srs = ffi::groth16_srs_upload(
             device.id(),
@@ -128,12 +129,13 @@ impl GpuSrs {
             as_limbs(&params.b_g1),
             as_limbs(&params.b_g2),
             planned.resident.bits(),
+            planned.quotient == QuotientLayout::Lean,
             planned.working_set.total(),
             chunk,
         )?;
         // A query the device had no room for after all was streamed.
         let resident = QuerySet::from_bits(ffi::groth16_srs_resident_queries(&srs));
-        let placement = placement::forced(&sizes, free, total, resident);
+        let placement = placement::forced(&sizes, free, total, resident, planned.quotient);
         Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 
@@ -169,7 +171,7 @@ impl GpuSrs {
             sizes.a as u64,
             sizes.b as u64,
         )?;
-        let placement = placement::forced(&sizes, now.free_mem, now.total_mem, QuerySet::ALL);
+        let placement = placement::forced(&sizes, now.free_mem, now.total_mem, QuerySet::ALL, QuotientLayout::Overlapped);
         Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 

@@ -1,10 +1,11 @@
 //! GPU tests of SRS placement and the device-memory cap: proofs with any
-//! mix of resident and streamed queries equal the all-resident proof and the
-//! CPU backend's byte for byte for the same r and s; under an enforced cap
-//! that leaves room for one call's working set and no query, the plan
-//! streams every query and the proofs are still those bytes, as under one
-//! that leaves room for some queries; a cap below
-//! the working set is a typed error naming the need.
+//! mix of resident and streamed queries, H computed by either quotient
+//! layout, equal the CPU backend's byte for byte for the same r and s
+//! (with and without a recorded shape); under an enforced cap that leaves
+//! room for one lean call's working set and no query, the plan streams
+//! every query with the lean quotient and the proofs are still those bytes,
+//! as under one that leaves room for some queries; a cap below the working
+//! set is a typed error naming the need.
 //!
 //! Its own binary: the cap is process-wide for the device, so it must not
 //! run beside the other GPU tests. The harness is tests/gpu.rs's: without a
@@ -13,11 +14,14 @@
 mod harness;
 
 use blstrs::Scalar;
-use cuzk_gpu::placement::{self, WorkingSet};
-use cuzk_gpu::{cap_device_memory, prove, Device, GpuError, GpuSrs, Query, QuerySet, SrsPlacement, SrsSizes};
+use cuzk_gpu::placement::{self, Placement, WorkingSet};
+use cuzk_gpu::{
+    cap_device_memory, prove, prove_recorded, Device, DeviceShape, GpuError, GpuSrs, Query, QuerySet, QuotientLayout,
+    SrsPlacement, SrsSizes,
+};
 use cuzk_groth16::{generate_random_parameters, prepare_verifying_key, random_nonzero_scalar, verify_proof, Parameters};
 use cuzk_synth::workloads::Workload;
-use cuzk_synth::{synthesize_batch, ProvingAssignment};
+use cuzk_synth::{synthesize_batch, ProvingAssignment, RecordedShape, Witness};
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 
@@ -37,17 +41,24 @@ struct Case {
     params: Parameters,
     inputs: Vec<Vec<Scalar>>,
     assignments: Vec<ProvingAssignment<Scalar>>,
+    /// The family's recorded shape and each circuit's witness for it.
+    shape: RecordedShape<Scalar>,
+    witnesses: Vec<Witness<Scalar>>,
 }
 
 fn case(rng: &mut ChaCha20Rng, workload: Workload, size: usize, count: usize) -> Case {
     let params = generate_random_parameters(workload.circuit::<Scalar>(size, rng.next_u64()).unwrap(), rng, None).unwrap();
     let seeds: Vec<u64> = (0..count).map(|_| rng.next_u64()).collect();
     let circuits = seeds.iter().map(|&s| workload.circuit::<Scalar>(size, s).unwrap()).collect();
+    let shape = RecordedShape::record_shape(workload.circuit::<Scalar>(size, rng.next_u64()).unwrap()).unwrap();
+    let witnesses = seeds.iter().map(|&s| shape.witness(workload.circuit::<Scalar>(size, s).unwrap()).unwrap()).collect();
     Case {
         what: format!("{workload} {size} x{count}"),
         params,
         inputs: seeds.iter().map(|&s| workload.public_inputs::<Scalar>(size, s).unwrap()).collect(),
         assignments: synthesize_batch(circuits).unwrap(),
+        shape,
+        witnesses,
     }
 }
 
@@ -60,9 +71,27 @@ impl Case {
 
     /// Proves with `srs` and checks every proof verifies and equals `expected`.
     fn check(&self, device: &Device, srs: &GpuSrs, randomness: &[(Scalar, Scalar)], expected: &[Vec<u8>]) {
-        let what = format!("{} with {} resident", self.what, srs.placement().resident);
+        let what = self.with(srs);
         let (proofs, _) = prove(device, srs, &self.assignments, randomness, false)
             .unwrap_or_else(|e| panic!("{what}: GPU prove failed: {e}"));
+        self.compare(&what, &proofs, expected);
+    }
+
+    /// As check, through the recorded shape (a, b, c made on the device).
+    fn check_recorded(&self, device: &Device, srs: &GpuSrs, randomness: &[(Scalar, Scalar)], expected: &[Vec<u8>]) {
+        let what = format!("{} (recorded)", self.with(srs));
+        let shape = DeviceShape::upload(device, &self.shape).unwrap_or_else(|e| panic!("{what}: shape upload: {e}"));
+        let (proofs, _) = prove_recorded(device, srs, &shape, &self.witnesses, randomness, false)
+            .unwrap_or_else(|e| panic!("{what}: GPU prove failed: {e}"));
+        self.compare(&what, &proofs, expected);
+    }
+
+    fn with(&self, srs: &GpuSrs) -> String {
+        let p = srs.placement();
+        format!("{} with {} resident, quotient {}", self.what, p.resident, p.quotient)
+    }
+
+    fn compare(&self, what: &str, proofs: &[cuzk_groth16::Proof], expected: &[Vec<u8>]) {
         let pvk = prepare_verifying_key(&self.params.vk).unwrap();
         for (i, proof) in proofs.iter().enumerate() {
             assert!(verify_proof(&pvk, proof, &self.inputs[i]).unwrap(), "{what}: proof {i} does not verify");
@@ -73,17 +102,18 @@ impl Case {
 
 /// Resident sets that take each path: none, H alone (its MSM streamed per
 /// circuit otherwise), the aux readers without B, B split across device and
-/// host, B alone, and all.
-fn mixes() -> Vec<QuerySet> {
+/// host, B alone, and all; each with both quotient layouts.
+fn mixes() -> Vec<(QuerySet, QuotientLayout)> {
     use Query::*;
-    vec![
+    let sets = [
         QuerySet::NONE,
         QuerySet::of(&[H]),
         QuerySet::of(&[L, A]),
         QuerySet::of(&[H, L, A, BG1]),
         QuerySet::of(&[BG1, BG2]),
         QuerySet::ALL,
-    ]
+    ];
+    sets.into_iter().flat_map(|set| QuotientLayout::ALL.map(|layout| (set, layout))).collect()
 }
 
 fn every_placement_matches_cpu(device: &Device, rng: &mut ChaCha20Rng) {
@@ -91,27 +121,28 @@ fn every_placement_matches_cpu(device: &Device, rng: &mut ChaCha20Rng) {
         let c = case(rng, workload, size, 3);
         let randomness: Vec<_> = (0..3).map(|_| (random_nonzero_scalar(&mut *rng), random_nonzero_scalar(&mut *rng))).collect();
         let expected = c.cpu(&randomness);
-        for set in mixes() {
-            let srs = GpuSrs::upload(device, &c.params, SrsPlacement::Queries(set)).unwrap();
-            assert_eq!(srs.placement().resident, set, "{}", c.what);
+        for (set, layout) in mixes() {
+            let srs = GpuSrs::upload(device, &c.params, SrsPlacement::Forced(set, layout)).unwrap();
+            assert_eq!((srs.placement().resident, srs.placement().quotient), (set, layout), "{}", c.what);
             c.check(device, &srs, &randomness, &expected);
+            c.check_recorded(device, &srs, &randomness, &expected);
         }
     }
 }
 
 /// Caps the device, enforced, at the middle of the caps under which the
-/// plan for `sizes` is a set that `want` accepts; the cap.
-fn cap_for(device: &Device, sizes: &SrsSizes, want: impl Fn(QuerySet) -> bool) -> u64 {
+/// plan for `sizes` is one that `want` accepts; the cap.
+fn cap_for(device: &Device, sizes: &SrsSizes, want: impl Fn(&Placement) -> bool) -> u64 {
     cap_device_memory(device.id(), None, false).unwrap();
     cuzk_gpu::release_idle_memory(device.id()).unwrap();
     let now = Device::open(device.id()).unwrap();
     let used = now.info().total_mem - now.info().free_mem;
-    let low = used + WorkingSet::of(sizes, 0, QuerySet::NONE).total();
+    let low = used + WorkingSet::of(sizes, 0, QuerySet::NONE, QuotientLayout::Lean).total();
     let high = 2 * (low + QuerySet::ALL.bytes(sizes)) + (1 << 30);
     let step = ((high - low) / 20_000).max(1);
     let fitting: Vec<u64> = (low..high)
         .step_by(step as usize)
-        .filter(|&cap| placement::plan(sizes, cap - used, cap, 0).is_ok_and(|p| want(p.resident)))
+        .filter(|&cap| placement::plan(sizes, cap - used, cap, 0).is_ok_and(|p| want(&p)))
         .collect();
     assert!(!fitting.is_empty(), "no cap in {low}..{high} gives a wanted plan");
     let cap = fitting[fitting.len() / 2];
@@ -141,31 +172,35 @@ fn a_cap_that_fits_no_query_streams_them_all(device: &Device, rng: &mut ChaCha20
 
     let sizes = SrsSizes::of(&c.params);
     let _uncap = Uncap(device.id());
-    // Room for the working set and no query: every query streams.
-    let cap = cap_for(device, &sizes, |set| set == QuerySet::NONE);
+    // Room for the lean working set and no query: every query streams, and
+    // a call exceeding the cap would fail here, not pass unnoticed.
+    let cap = cap_for(device, &sizes, |p| p.resident == QuerySet::NONE && p.quotient == QuotientLayout::Lean);
     let capped = Device::open(device.id()).unwrap();
     assert_eq!(capped.info().total_mem, cap, "the device reads as the capped card");
     let streamed = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
-    assert_eq!(streamed.placement().resident, QuerySet::NONE, "{}", streamed.placement());
+    let placed = *streamed.placement();
+    assert_eq!((placed.resident, placed.quotient), (QuerySet::NONE, QuotientLayout::Lean), "{placed}");
     c.check(&capped, &streamed, &randomness, &expected);
+    c.check_recorded(&capped, &streamed, &randomness, &expected);
     drop(streamed);
 
     // Room for some queries but not all.
-    cap_for(device, &sizes, |set| set != QuerySet::NONE && set != QuerySet::ALL);
+    cap_for(device, &sizes, |p| p.resident != QuerySet::NONE && p.resident != QuerySet::ALL);
     let capped = Device::open(device.id()).unwrap();
     let partial = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
     let placed = *partial.placement();
     assert!(placed.resident != QuerySet::NONE && placed.resident != QuerySet::ALL, "{placed}");
-    assert_eq!(placed, placement::forced(&sizes, placed.free, placed.total, placed.resident));
+    assert_eq!(placed, placement::forced(&sizes, placed.free, placed.total, placed.resident, placed.quotient));
     assert!(placed.peak() <= placed.free, "{placed}");
     c.check(&capped, &partial, &randomness, &expected);
+    c.check_recorded(&capped, &partial, &randomness, &expected);
 }
 
 fn a_cap_below_the_working_set_is_refused(device: &Device, rng: &mut ChaCha20Rng) {
     let c = case(rng, Workload::MulChain, 100, 1);
     let sizes = SrsSizes::of(&c.params);
     let _uncap = Uncap(device.id());
-    let need = WorkingSet::of(&sizes, 0, QuerySet::NONE).total();
+    let need = WorkingSet::of(&sizes, 0, QuerySet::NONE, QuotientLayout::Lean).total();
     cuzk_gpu::release_idle_memory(device.id()).unwrap();
     let now = Device::open(device.id()).unwrap();
     let used = now.info().total_mem - now.info().free_mem;

@@ -15,7 +15,9 @@ pub enum Event {
     ProveStart,
     /// A prove call ended; on a GPU, with where its SRS's bases are:
     /// `resident_queries` (bits: h 1, l 2, a 4, b_g1 8, b_g2 16),
-    /// `resident_bytes`, and `streamed_bytes` (moved over the bus per call).
+    /// `resident_bytes`, `streamed_bytes` (moved over the bus per call) and
+    /// `lean_quotient` (1 when H is computed one circuit at a time in three
+    /// buffers, cuda/api/quotient.cu).
     ProveEnd,
     /// A job finished (proofs or error).
     Done,

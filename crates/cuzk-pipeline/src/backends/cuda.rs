@@ -4,7 +4,7 @@ use std::time::Instant;
 use blstrs::Scalar;
 use cuzk_gpu::groth16::HostTimings;
 use cuzk_gpu::placement::WorkingSet;
-use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, Placement, QuerySet, SrsPlacement, SrsSizes};
+use cuzk_gpu::{Device, DeviceShape, GpuError, GpuSrs, Placement, QuerySet, QuotientLayout, SrsPlacement, SrsSizes};
 use cuzk_groth16::Parameters;
 use cuzk_synth::{ProvingAssignment, RecordedShape, Witness};
 
@@ -70,7 +70,10 @@ impl CudaBackend {
                 .unwrap_or(0)
         };
         cached(&self.resident, params, || {
-            let own = WorkingSet::of(&SrsSizes::of(params), self.device.info().total_mem, QuerySet::NONE).total();
+            // This SRS's own working set, at its least (the lean layout's):
+            // what the others need beyond it stays free.
+            let sizes = SrsSizes::of(params);
+            let own = WorkingSet::of(&sizes, self.device.info().total_mem, QuerySet::NONE, QuotientLayout::Lean).total();
             let srs = GpuSrs::upload_beside(&self.device, params, SrsPlacement::Auto, others.saturating_sub(own))?;
             tracing::info!(device = %self.name(), placement = %srs.placement(), "SRS placed");
             Ok(srs)
