@@ -42,6 +42,8 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
 /// The queries whose bases are in device memory (query_bit), the others in
 /// pinned host memory.
 uint8_t groth16_srs_resident_queries(const Groth16Srs& srs);
+/// The host-to-device rate of pinned copies measured at upload, GB/s (0: nothing streamed).
+double groth16_srs_h2d_peak_gbps(const Groth16Srs& srs);
 
 /// Frees what the device keeps between calls for reuse (the quotient's
 /// buffers), so that an SRS about to be placed counts that memory as free.

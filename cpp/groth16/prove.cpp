@@ -28,7 +28,7 @@
 
 namespace cuzk {
 
-static_assert(sizeof(Groth16Timings) == 10 * sizeof(double), "Groth16Timings layout must match the Rust side");
+static_assert(sizeof(Groth16Timings) == 12 * sizeof(double), "Groth16Timings layout must match the Rust side");
 
 namespace {
 
@@ -100,12 +100,29 @@ std::unique_ptr<DeviceArray> dense_scalars(quotient_engine& up, int32_t device, 
     return a;
 }
 
+/// Bases copied to the device from host memory in one call, and the time
+/// the copies took (Groth16Timings::h2d_ms, h2d_mb). The copies of one
+/// query follow one another, each awaited before the next starts, so one
+/// meter needs no lock.
+struct bus_meter {
+    double ms = 0, bytes = 0;
+
+    /// Runs copy(), counting `bytes` and its time.
+    template <class F>
+    void count(uint64_t n, F&& copy) {
+        const auto start = steady::now();
+        copy();
+        ms += ms_between(start, steady::now());
+        bytes += double(n);
+    }
+};
+
 /// Calls f(bases, first, len) over the first `count` bases of q: once over
 /// the resident array, or chunk by chunk through two staging buffers, the
 /// next chunk's copy (DMA from pinned memory, on a thread of its own) under
 /// way while f runs over this one, so the bus and the kernels overlap.
 template <class Fn>
-void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&& f) {
+void for_chunks(const Groth16Srs& srs, bus_meter& bus, const query_bases& q, uint64_t count, Fn&& f) {
     if (count == 0) return;
     if (q.device) {
         f(view(*q.device, 0, count), uint64_t(0), count);
@@ -117,7 +134,10 @@ void for_chunks(const Groth16Srs& srs, const query_bases& q, uint64_t count, Fn&
     const auto part = [&](uint64_t first) {
         return view(*staging[(first / chunk) % 2], 0, std::min(chunk, count - first));
     };
-    const auto copy = [&](uint64_t first) { copy_to_device(part(first), q.host_at(first)); };
+    const auto copy = [&](uint64_t first) {
+        const DeviceArray to = part(first);
+        bus.count(to.len() * array_element_bytes(q.kind), [&] { copy_to_device(to, q.host_at(first)); });
+    };
     copy(0);
     // Declared after the staging buffers: a copy in flight when f throws is
     // waited for before they are freed.
@@ -153,6 +173,8 @@ struct batch {
     std::vector<const Groth16Circuit*> inputs;
     uint64_t n = 0;
     uint32_t log_n = 0;
+    /// The streamed bases' copies of the call (for_chunks, the tails').
+    mutable bus_meter bus;
 };
 
 /// Σ over query `bases` of every circuit's scalars per `split`, added into
@@ -167,7 +189,7 @@ void prove_query(const batch& bt, quotient_engine& up, deferred_sums& pending, c
     const size_t count = bt.circuits.size();
     if (split.dense) {
         timed(msm_ms, [&] {
-            for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
+            for_chunks(srs, bt.bus, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 for (size_t i = 0; i < count; i++) {
                     auto scalars = dense_scalars(up, srs.device, split, bt.circuits[i], i, first, len);
                     add_msm<F>(pending, target(i), part, *scalars);
@@ -190,7 +212,7 @@ void prove_query(const batch& bt, quotient_engine& up, deferred_sums& pending, c
             }
             return;
         }
-        for_chunks(srs, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t) {
+        for_chunks(srs, bt.bus, bases, split.len, [&](const DeviceArray& part, uint64_t first, uint64_t) {
             for (size_t i = 0; i < count; i++)
                 target(i) = target(i).add(bitmap_sums<F>(part, split.ones.data() + i * split.words + first / 64, 1)[0]);
         });
@@ -202,7 +224,7 @@ void prove_query(const batch& bt, quotient_engine& up, deferred_sums& pending, c
             tail = gather(*bases.device, split.tail.data(), split.tail.size());
         } else {
             tail = allocate(srs.device, bases.kind, split.tail.size());
-            up.upload(*tail, host_tail.data());
+            bt.bus.count(host_tail.size() * 8, [&] { up.upload(*tail, host_tail.data()); });
         }
         for (size_t i = 0; i < count; i++) {
             auto scalars = upload_scalars(up, srs.device, split.scalars[i].data(), split.tail.size());
@@ -443,7 +465,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
                             msm_windows_table(*h_table, srs.h.len, srs.h_table.copies(), view(*h, 0, bt.n - 1)));
                 continue;
             }
-            for_chunks(srs, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
+            for_chunks(srs, bt.bus, srs.h, bt.n - 1, [&](const DeviceArray& part, uint64_t first, uint64_t len) {
                 add_msm<fp_t>(pending, sums[i].h, part, view(*h, first, len));
             });
         }
@@ -491,6 +513,8 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
         });
     });
 
+    tm.h2d_ms = bt.bus.ms;
+    tm.h2d_mb = bt.bus.bytes / 1e6;
     tm.pre_destructor_ms = ms_between(t0, steady::now());
     free_later(std::move(tmp));
     if (timing) {

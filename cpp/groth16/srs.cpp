@@ -2,6 +2,7 @@
 //! pinned host memory as the placement plan says (crates/cuzk-gpu's
 //! placement.rs, which counts what a call allocates beside the SRS).
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -93,6 +94,25 @@ void add_h_table(Groth16Srs& srs, uint64_t reserved) {
     srs.h_table.start(*h.device, TABLE_COPIES);
 }
 
+/// The best of three copies of one streamed chunk from pinned memory to the
+/// device, in GB/s (srs.hpp's h2d_peak_gbps); 0 when every query is resident.
+double measure_h2d(const Groth16Srs& srs) {
+    for (const query_bases* q : {&srs.b_g2, &srs.h, &srs.l, &srs.a, &srs.b_g1}) {
+        if (q->device || q->len == 0) continue;
+        const uint64_t len = std::min(srs.stream_chunk, q->len);
+        const auto to = g16::allocate(srs.device, q->kind, len);
+        double best = 0;
+        for (int i = 0; i < 3; i++) {
+            const auto start = std::chrono::steady_clock::now();
+            g16::copy_to_device(*to, q->host_at(0));
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            best = std::max(best, double(len * array_element_bytes(q->kind)) / 1e9 / s);
+        }
+        return best;
+    }
+    return 0;
+}
+
 /// Builds the device's quotient state for this SRS's domain now (buffers,
 /// pinned staging, twiddles; the first kernel launch also loads the CUDA
 /// module), so the first proof does not pay for it inside its own timer.
@@ -155,6 +175,7 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
     // Chunks hold whole bitmap words, so batch additions split at word bounds.
     const uint64_t chunk = stream_chunk ? stream_chunk : DEFAULT_CHUNK_BYTES / array_element_bytes(ArrayKind::G2Affine);
     srs->stream_chunk = std::max<uint64_t>(64, (chunk + 63) / 64 * 64);
+    srs->h2d_peak_gbps = measure_h2d(*srs);
     warm_quotient(*srs);
     return srs;
 }
@@ -185,6 +206,8 @@ std::unique_ptr<Groth16Srs> groth16_srs_tiled(int32_t device, rust::Slice<const 
 }
 
 uint8_t groth16_srs_resident_queries(const Groth16Srs& srs) { return srs.resident_queries(); }
+
+double groth16_srs_h2d_peak_gbps(const Groth16Srs& srs) { return srs.h2d_peak_gbps; }
 
 void release_idle_device_memory(int32_t device) { g16::release_idle_quotients(device); }
 

@@ -84,6 +84,11 @@ public:
     /// the placement plan's choice for cards without room for the
     /// overlapped one.
     bool lean_quotient = false;
+    /// The host-to-device rate of pinned copies measured at upload (GB/s,
+    /// the best of three chunk copies), 0 when nothing is streamed: the
+    /// bus's peak, beside which each call reports what it achieved
+    /// (Groth16Timings::h2d_mb / h2d_ms).
+    double h2d_peak_gbps = 0;
     vk_points vk;
     query_bases h, l, a, b_g1, b_g2;
     /// The h query's MSM table, when the device had room for it (srs.cpp).

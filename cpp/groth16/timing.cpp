@@ -24,6 +24,8 @@ constexpr stage STAGES[] = {
     {"b_g2_msm_ms", &Groth16Timings::b_g2_msm_ms},
     {"epilogue_ms", &Groth16Timings::epilogue_ms},
     {"pre_destructor_ms", &Groth16Timings::pre_destructor_ms},
+    {"h2d_ms", &Groth16Timings::h2d_ms},
+    {"h2d_mb", &Groth16Timings::h2d_mb},
 };
 
 // Every field of the struct has its stage.
@@ -37,6 +39,10 @@ std::string timing_line(const Groth16Timings& t) {
     char field[96];
     for (const stage& s : STAGES) {
         std::snprintf(field, sizeof(field), " %s=%.3f", s.name, t.*s.ms);
+        line += field;
+    }
+    if (t.h2d_ms > 0) {
+        std::snprintf(field, sizeof(field), " h2d_gbps=%.1f", t.h2d_mb / t.h2d_ms);
         line += field;
     }
     return line;

@@ -246,6 +246,12 @@ pub mod ffi {
         pub epilogue_ms: f64,
         /// Entry until just before returning (temporaries go to the freeing thread after).
         pub pre_destructor_ms: f64,
+        /// Copying streamed bases from pinned host memory to the device, each copy's time
+        /// summed (the copies overlap the MSMs, so this is bus time, not added wall time).
+        pub h2d_ms: f64,
+        /// Megabytes (10^6 bytes) of bases those copies moved: h2d_mb / h2d_ms is the bus's
+        /// achieved rate in GB/s.
+        pub h2d_mb: f64,
     }
 
     unsafe extern "C++" {
@@ -289,6 +295,8 @@ pub mod ffi {
         ) -> Result<UniquePtr<Groth16Srs>>;
         /// The queries whose bases live in device memory (bits as for the upload).
         fn groth16_srs_resident_queries(srs: &Groth16Srs) -> u8;
+        /// The host-to-device rate of pinned copies measured at upload, GB/s (0: nothing streamed).
+        fn groth16_srs_h2d_peak_gbps(srs: &Groth16Srs) -> f64;
         /// Frees the device memory kept between calls for reuse (the quotient's buffers of the
         /// last domain size), so that an SRS about to be placed can count it as free.
         fn release_idle_device_memory(device: i32) -> Result<()>;
@@ -342,4 +350,4 @@ unsafe impl Send for ffi::DeviceR1cs {}
 unsafe impl Sync for ffi::DeviceR1cs {}
 
 // The C++ side asserts the same size (cpp/groth16/prove.cpp).
-const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 80);
+const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 96);

@@ -180,6 +180,14 @@ impl GpuSrs {
         self.placement.resident == QuerySet::ALL
     }
 
+    /// The host-to-device rate of pinned copies measured at upload, in
+    /// GB/s: the bus's peak, beside which each call's `h2d_mb / h2d_ms`
+    /// is what it achieved; `None` when every query is resident.
+    pub fn h2d_peak_gbps(&self) -> Option<f64> {
+        let rate = ffi::groth16_srs_h2d_peak_gbps(&self.srs);
+        (rate > 0.0).then_some(rate)
+    }
+
     /// Where the bases are: the queries resident in device memory (the
     /// others streamed from pinned host memory), and the device memory the
     /// plan was made from.

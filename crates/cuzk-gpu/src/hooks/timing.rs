@@ -30,9 +30,14 @@ mod tests {
             b_g2_msm_ms: 7.0,
             epilogue_ms: 8.5,
             pre_destructor_ms: 9.75,
+            h2d_ms: 0.0,
+            h2d_mb: 0.0,
         };
         let from_rust: Vec<String> = stages(&t).iter().map(|(name, ms)| format!("{name}={ms:.3}")).collect();
         assert_eq!(host_line(&t), format!("CUZK_TIMING: {}", from_rust.join(" ")));
-        assert!(host_line(&t).ends_with(" pre_destructor_ms=9.750"));
+        assert!(host_line(&t).ends_with(" pre_destructor_ms=9.750 h2d_ms=0.000 h2d_mb=0.000"));
+        // With bases streamed, the achieved rate follows: 512 MB in 16 ms.
+        let streamed = HostTimings { h2d_ms: 16.0, h2d_mb: 512.0, ..t };
+        assert!(host_line(&streamed).ends_with(" h2d_ms=16.000 h2d_mb=512.000 h2d_gbps=32.0"), "{}", host_line(&streamed));
     }
 }

@@ -75,7 +75,12 @@ impl CudaBackend {
             let sizes = SrsSizes::of(params);
             let own = WorkingSet::of(&sizes, self.device.info().total_mem, QuerySet::NONE, QuotientLayout::Lean).total();
             let srs = GpuSrs::upload_beside(&self.device, params, SrsPlacement::Auto, others.saturating_sub(own))?;
-            tracing::info!(device = %self.name(), placement = %srs.placement(), "SRS placed");
+            tracing::info!(
+                device = %self.name(),
+                placement = %srs.placement(),
+                h2d_peak_gbps = srs.h2d_peak_gbps().map(|r| format!("{r:.1}")).unwrap_or_default(),
+                "SRS placed"
+            );
             Ok(srs)
         })
     }
