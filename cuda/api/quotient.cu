@@ -81,8 +81,10 @@ struct quotient_engine::state {
     unsigned slot = 0;
     ntt::domain dom;
     fr_t z_inv;
-    /// The last call's h (a view of a buffer above).
-    std::unique_ptr<DeviceArray> result;
+    /// The arrays over the results: overlapped, one per t[k], made once,
+    /// since the caller still reads one while the next call runs; lean,
+    /// result[0] over a, made by each call.
+    std::unique_ptr<DeviceArray> result[2];
     /// Two pinned staging buffers, each free again once its event fires.
     const uint64_t stage_len;
     pinned_memory stage[2];
@@ -107,8 +109,10 @@ struct quotient_engine::state {
         a = scalar_buffer(n);
         b = scalar_buffer(n);
         c = scalar_buffer(n);
-        t[0] = scalar_buffer(n);
-        t[1] = scalar_buffer(n);
+        for (unsigned k = 0; k < 2; k++) {
+            t[k] = scalar_buffer(n);
+            result[k] = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, t[k]->get(), nullptr);
+        }
     }
 
     /// Lean: frees the buffers, the last h with them, once the queued work
@@ -116,16 +120,18 @@ struct quotient_engine::state {
     void release() {
         if (!lean) return;
         s.sync();
-        result.reset();
+        result[0].reset();
         a.reset();
         b.reset();
         c.reset();
     }
 
-    /// The array over this call's h.
-    const DeviceArray& publish(fr_t* h) {
-        result = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, h, nullptr);
-        return *result;
+    /// The array over this call's h: overlapped, the slot's; lean, a new
+    /// one over a.
+    const DeviceArray& publish() {
+        if (!lean) return *result[slot];
+        result[0] = std::make_unique<DeviceArray>(device, ArrayKind::Scalar, n, a->get(), nullptr);
+        return *result[0];
     }
 
     /// Overlapped: this call's result and scratch buffer, the one the call
@@ -204,13 +210,12 @@ struct quotient_engine::state {
         subtract_scaled(t[slot]->get(), b->get());
     }
 
-    /// Overlapped: h from a and b on the domain (run_recorded's), c = a·b
-    /// made here.
-    const DeviceArray& overlapped_h(fr_t* h) {
+    /// Overlapped: h into t[slot] from a and b on the domain (run_recorded's),
+    /// c = a·b made here.
+    void overlapped_h() {
         product(c->get(), a->get(), b->get());
         for (fr_t* buf : {a->get(), b->get()}) move_to_coset(buf);
         divide_to_h();
-        return publish(h);
     }
 
     /// Lean: h into a, from a and b on the domain, the same six transforms
@@ -230,7 +235,7 @@ struct quotient_engine::state {
         s.sync();
         b.reset();
         c.reset();
-        return publish(a->get());
+        return publish();
     }
 };
 
@@ -335,7 +340,7 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, ui
         CUZK_CUDA(cudaMemsetAsync(h, 0, sizeof(fr_t), st.s));
         if (host_read) host_read();
         st.s.sync();
-        return st.publish(h);
+        return st.publish();
     }
     if (st.lean) {
         st.upload_evaluations(st.a->get(), a, m);
@@ -354,7 +359,7 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, ui
     st.move_to_coset(st.b->get());
     st.divide_to_h();
     st.s.sync();
-    return st.publish(h);
+    return st.publish();
 }
 
 const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const uint64_t* inputs, uint64_t num_inputs,
@@ -386,18 +391,17 @@ const DeviceArray& quotient_engine::run_recorded(const DeviceR1cs& shape, const 
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
         CUZK_CUDA(cudaMemsetAsync(st.a->get(), 0, sizeof(fr_t), st.s));
         st.s.sync();
-        return st.publish(st.a->get());
+        return st.publish();
     }
     if (st.log_n == 0) {
         // n = 1: h has degree n - 2 < 0, so its only coefficient is zero.
         CUZK_CUDA(cudaMemsetAsync(h, 0, sizeof(fr_t), st.s));
-        st.publish(h);
     } else {
-        st.overlapped_h(h);
+        st.overlapped_h();
     }
     spmv::check_rows(st.witness, st.s);
     st.witness_len = num_inputs + num_aux;
-    return *st.result;
+    return st.publish();
 }
 
 std::unique_ptr<DeviceArray> quotient_engine::recorded_witness() const {
