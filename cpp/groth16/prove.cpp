@@ -371,7 +371,7 @@ uint64_t constraints_of(const Groth16Circuit& c, size_t i, const DeviceR1cs* sha
 
 /// Checks every circuit against the SRS (and the shape, if any) and builds its view.
 batch make_batch(const Groth16Srs& srs, rust::Slice<const Groth16Circuit> circuits, const DeviceR1cs* shape) {
-    batch bt{srs, {}, {}, srs.h.len + 1, 0};
+    batch bt{srs, {}, {}, srs.h.len + 1, 0, {}};
     if (srs.log_domain() < 0) throw_invalid("the SRS has " + std::to_string(srs.h.len) + " h bases: not 2^k - 1");
     bt.log_n = uint32_t(srs.log_domain());
     if (shape && shape->device() != srs.device)

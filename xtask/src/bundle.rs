@@ -168,18 +168,8 @@ fn build(root: &Path, build_dir: &Path, nvcc: &Path, artifact: &Artifact) -> Res
         return Err(format!("building {package} failed ({})", out.status));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut found = Vec::new();
-    for line in stdout.lines().filter(|l| l.contains("\"reason\":\"compiler-artifact\"")) {
-        let Some(exe) = json_string(line, "executable") else { continue };
-        let exe = PathBuf::from(exe);
-        let stem = exe.file_name().unwrap().to_string_lossy().into_owned();
-        // cargo names test and bench executables <target>-<16 hex digit hash>.
-        let name = match artifact {
-            Artifact::Bin(..) => stem,
-            _ => stem.rsplit_once('-').map_or(stem.clone(), |(n, _)| n.to_string()),
-        };
-        found.push((name, exe));
-    }
+    let bin = matches!(artifact, Artifact::Bin(..));
+    let found: Vec<(String, PathBuf)> = stdout.lines().filter_map(|line| executable(line, bin)).collect();
     if found.is_empty() {
         return Err(format!("cargo built no executable for {package}"));
     }
@@ -223,6 +213,23 @@ fn source_commit(root: &Path) -> Result<Commit, String> {
 }
 
 /// The value of `"key":"value"` in one line of cargo's JSON (paths need no unescaping here).
+/// The (bundle name, path) of the executable one line of cargo's JSON
+/// messages announces, if it is one the artifact asked for: for a binary
+/// target, any; for tests and benches, only those built as a test harness,
+/// since `cargo test --test T -p cuzk` also builds the package's `cuzk`
+/// binary for the test to run, and that binary, taken as a test named
+/// `cuzk`, replaced the CLI in the bundle and was run by run.sh.
+fn executable(line: &str, bin: bool) -> Option<(String, PathBuf)> {
+    if !line.contains("\"reason\":\"compiler-artifact\"") || (!bin && !line.contains("\"test\":true")) {
+        return None;
+    }
+    let exe = PathBuf::from(json_string(line, "executable")?);
+    let stem = exe.file_name()?.to_string_lossy().into_owned();
+    // cargo names test and bench executables <target>-<16 hex digit hash>.
+    let name = if bin { stem } else { stem.rsplit_once('-').map_or(stem.clone(), |(n, _)| n.to_string()) };
+    Some((name, exe))
+}
+
 fn json_string<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let start = line.find(&format!("\"{key}\":\""))? + key.len() + 4;
     let len = line[start..].find('"')?;
@@ -314,6 +321,22 @@ exit $failed
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_test_harnesses_are_taken_for_tests() {
+        let line = |exe: &str, test: bool| {
+            format!(
+                r#"{{"reason":"compiler-artifact","profile":{{"opt_level":"3","test":{test}}},"executable":"{exe}","fresh":true}}"#
+            )
+        };
+        let harness = line("/t/release/deps/gpu_filecoin-0123456789abcdef", true);
+        let cli = line("/t/release/cuzk", false);
+        assert_eq!(executable(&harness, false).map(|(n, _)| n).as_deref(), Some("gpu_filecoin"));
+        assert_eq!(executable(&cli, false), None, "the binary built for a test is not a test");
+        assert_eq!(executable(&cli, true).map(|(n, _)| n).as_deref(), Some("cuzk"));
+        assert_eq!(executable(r#"{"reason":"build-finished","success":true}"#, true), None);
+        assert_eq!(executable(&line("/t/release/deps/libx.rlib", true).replace("\"executable\":\"/t/release/deps/libx.rlib\"", "\"executable\":null"), false), None);
+    }
 
     #[test]
     fn the_workspace_commit_is_found() {
