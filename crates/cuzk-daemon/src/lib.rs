@@ -11,6 +11,8 @@
 //! blocking API, so that no other crate needs the runtime.
 #![forbid(unsafe_code)]
 
+/// The unix socket's `:authority`, made one h2 accepts.
+mod authority;
 /// A blocking client of the service, and requests built from their inputs.
 pub mod client;
 /// The gRPC codec: undecodable messages are the sender's fault.

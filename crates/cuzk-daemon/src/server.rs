@@ -14,8 +14,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_stream::wrappers::UnixListenerStream;
+use tokio_stream::StreamExt;
 use tonic::transport::server::TcpIncoming;
 
+use crate::authority::AuthorityFix;
 use crate::config::{Config, OnShutdown};
 use crate::core::{Core, Summary};
 use crate::error::DaemonError;
@@ -109,7 +111,9 @@ impl Server {
                 }
                 Bound::Unix(l, path) => {
                     sockets.push(path);
-                    let incoming = UnixListenerStream::new(l);
+                    // The socket path that grpcio and others send as the
+                    // authority becomes one h2 accepts (authority.rs).
+                    let incoming = UnixListenerStream::new(l).map(|c| c.map(AuthorityFix::new));
                     tasks.spawn(async move {
                         router.serve_with_incoming_shutdown(incoming, stop).await.map_err(|e| e.to_string())
                     });

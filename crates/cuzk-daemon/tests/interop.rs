@@ -3,9 +3,9 @@
 //! `interop/curio_client.py`), with its default options, proves a 2 KiB
 //! PoRep C2 through the daemon over loopback TCP as Curio's client asks for
 //! one, is refused a request with the wrong miner id, and reads the status
-//! and metrics, then reads the status over the unix socket too (with the
-//! `localhost` authority grpc-go sends there: grpcio's own default, the
-//! socket path, is refused by the HTTP/2 layer; docs/DAEMON.md);
+//! and metrics, then reads the status over the unix socket too, with
+//! grpcio's default authority there, the %-encoded socket path (which the
+//! daemon rewrites for its HTTP/2 layer; src/authority.rs);
 //! filecoin-proofs' `verify_seal` accepts the proof it printed.
 //!
 //! It needs CPython 3 with its `venv` module and pip on PATH as `python3`,

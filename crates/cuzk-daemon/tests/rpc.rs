@@ -296,3 +296,75 @@ async fn shutdown_finishes_every_accepted_job_then_stops() {
     assert!(tokio::net::TcpStream::connect(&daemon.tcp).await.is_err(), "nothing listens any more");
     timed("shutdown_finishes_every_accepted_job_then_stops", t);
 }
+
+/// One HTTP/2 frame.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len();
+    let mut out = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
+    out.extend_from_slice(&stream.to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// GetStatus over the unix socket as grpcio and grpc-java ask for it, with
+/// the socket path (%-encoded, or as it is) as the `:authority`, written
+/// frame by frame: each stream is answered with grpc-status 0, where h2
+/// alone resets it with PROTOCOL_ERROR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_socket_path_as_authority_is_answered_over_the_unix_socket() {
+    let daemon = start(|_| {}).await;
+    let mut s = tokio::net::UnixStream::connect(&daemon.unix).await.unwrap();
+    let path = daemon.unix.display().to_string();
+    let encoded = path.replace('/', "%2F");
+    let mut bytes = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    bytes.extend(h2_frame(0x4, 0, 0, &[]));
+    let mut encoder = fluke_hpack::Encoder::new();
+    for (i, authority) in [encoded.as_str(), path.as_str()].into_iter().enumerate() {
+        let headers: [(&[u8], &[u8]); 6] = [
+            (b":method", b"POST"),
+            (b":scheme", b"http"),
+            (b":path", b"/cuzk.v1.ProvingEngine/GetStatus"),
+            (b":authority", authority.as_bytes()),
+            (b"te", b"trailers"),
+            (b"content-type", b"application/grpc"),
+        ];
+        let stream = 2 * i as u32 + 1;
+        bytes.extend(h2_frame(0x1, 0x4, stream, &encoder.encode(headers)));
+        bytes.extend(h2_frame(0x0, 0x1, stream, &[0, 0, 0, 0, 0]));
+    }
+    s.write_all(&bytes).await.unwrap();
+    let mut decoder = fluke_hpack::Decoder::new();
+    let mut answered = Vec::new();
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    while answered.len() < 2 {
+        assert!(Instant::now() < deadline, "answered so far: {answered:?}");
+        let mut head = [0u8; 9];
+        tokio::time::timeout(deadline - Instant::now(), s.read_exact(&mut head))
+            .await
+            .unwrap_or_else(|_| panic!("no frame within 30 s; answered so far: {answered:?}"))
+            .expect("the daemon keeps the connection open");
+        let len = (usize::from(head[0]) << 16) | (usize::from(head[1]) << 8) | usize::from(head[2]);
+        let mut payload = vec![0u8; len];
+        s.read_exact(&mut payload).await.unwrap();
+        let (kind, flags) = (head[3], head[4]);
+        let stream = u32::from_be_bytes(head[5..9].try_into().unwrap()) & 0x7fff_ffff;
+        match kind {
+            0x4 if flags & 1 == 0 => s.write_all(&h2_frame(0x4, 1, 0, &[])).await.unwrap(),
+            0x3 => panic!("stream {stream} reset: error code {:?}", &payload[..4]),
+            0x7 => panic!("connection closed by GOAWAY: {payload:?}"),
+            0x1 => {
+                assert_eq!(flags & 0x8, 0, "unpadded");
+                let headers = decoder.decode(&payload[if flags & 0x20 != 0 { 5 } else { 0 }..]).unwrap();
+                let grpc_status = headers.iter().find(|(n, _)| n == b"grpc-status").map(|(_, v)| v.clone());
+                if flags & 0x1 != 0 {
+                    answered.push((stream, grpc_status));
+                }
+            }
+            _ => {}
+        }
+    }
+    answered.sort();
+    assert_eq!(answered, [(1, Some(b"0".to_vec())), (3, Some(b"0".to_vec()))]);
+    drop(s);
+    daemon.stop().await;
+}

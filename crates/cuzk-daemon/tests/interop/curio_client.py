@@ -10,9 +10,9 @@ the proof as hex. Checking is left to the Rust test that runs it; a failed
 RPC other than the refused request ends the script with its status.
 
 Over a unix socket grpcio (since 1.57) sends the socket path, %-encoded, as
-the HTTP/2 :authority, which the daemon's HTTP/2 layer (Rust's h2) refuses
-as malformed (RST_STREAM, PROTOCOL_ERROR); that channel therefore sends
-"localhost", the authority grpc-go (Curio's client) sends there.
+the HTTP/2 :authority, which Rust's h2 alone would refuse as malformed
+(RST_STREAM, PROTOCOL_ERROR); that channel keeps grpcio's default, so the
+call tests the daemon's rewriting of it (src/authority.rs).
 """
 
 import argparse
@@ -68,8 +68,7 @@ def main():
         metrics = stub.GetMetrics(pb.GetMetricsRequest())
     unix_gpus = None
     if args.unix_socket:
-        unix_options = options + [("grpc.default_authority", "localhost")]
-        with grpc.insecure_channel("unix://" + args.unix_socket, options=unix_options) as channel:
+        with grpc.insecure_channel("unix://" + args.unix_socket, options=options) as channel:
             unix_status = rpc.ProvingEngineStub(channel).GetStatus(pb.GetStatusRequest())
             unix_gpus = [gpu.name for gpu in unix_status.gpus]
 
