@@ -46,9 +46,53 @@ pub(crate) fn curio_wrapper(bytes: &[u8]) -> Result<Wrapped, FilecoinError> {
 
 /// Decodes filecoin-ffi's C1 JSON; `field` names where it came from.
 pub(crate) fn c1_json(bytes: &[u8], field: &str) -> Result<SealCommitPhase1Output, FilecoinError> {
+    refuse_container_floods(bytes, field)?;
     serde_json::from_slice(bytes).map_err(|e| {
         FilecoinError::input(field, format!("not a C1 output (SealCommitPhase1Output JSON): {}", json_reason(&e)))
     })
+}
+
+/// Most arrays and objects a C1 JSON may open per byte, as one per this
+/// many bytes (a few thousand are always allowed). Each decodes into at
+/// least a 24-byte vector, so `[],` (3 bytes) decodes into 8 times its size:
+/// 85 M empty arrays in an in-limit message took 3.7 GB before serde
+/// refused them. A real C1 opens one per ~100 bytes: its hashes are arrays
+/// of 32 numbers.
+const BYTES_PER_CONTAINER: usize = 16;
+
+/// Refuses JSON that opens more arrays and objects than
+/// [`BYTES_PER_CONTAINER`] allows, counted in one pass over the bytes
+/// (brackets inside strings skipped) before anything is decoded.
+fn refuse_container_floods(bytes: &[u8], field: &str) -> Result<(), FilecoinError> {
+    let (mut containers, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => containers += 1,
+            _ => {}
+        }
+    }
+    let allowed = 4096 + bytes.len() / BYTES_PER_CONTAINER;
+    if containers > allowed {
+        return Err(FilecoinError::input(
+            field,
+            format!(
+                "{containers} JSON arrays and objects in {} bytes, more than one per {BYTES_PER_CONTAINER} bytes; \
+                 no C1 output has that many (refused before decoding)",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Longest run of quoted input kept in a message, in characters.
@@ -124,6 +168,22 @@ mod tests {
     fn messages_without_position_are_kept() {
         let e = serde_json::from_str::<u64>("").unwrap_err();
         assert!(json_reason(&e).contains("EOF"), "{}", json_reason(&e));
+    }
+
+    #[test]
+    fn a_flood_of_empty_arrays_is_refused_before_decoding() {
+        let flood = format!(
+            r#"{{"registered_proof":"StackedDrg2KiBV1_1","vanilla_proofs":{{"StackedDrg2KiBV1":[{}[]]}}}}"#,
+            "[],".repeat(200_000)
+        );
+        let err = c1_json(flood.as_bytes(), "c1").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("invalid c1: 200004 JSON arrays and objects"), "{err}");
+        // Brackets inside strings are not containers; escaped quotes do not end them.
+        let quoted = format!(r#"["{}\"{}"]"#, "[".repeat(100_000), "{".repeat(100_000));
+        assert!(refuse_container_floods(quoted.as_bytes(), "c1").is_ok());
+        // Arrays of 32 numbers, as a C1's hashes are, pass.
+        let hashes = format!("[{}[0]]", format!("[{}],", ["255"; 32].join(",")).repeat(10_000));
+        assert!(refuse_container_floods(hashes.as_bytes(), "c1").is_ok());
     }
 
     #[test]
