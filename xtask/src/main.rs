@@ -5,6 +5,7 @@
 
 mod bench;
 mod bundle;
+mod circles;
 mod cuda;
 mod includes;
 mod preflight;

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{includes, shell, skips};
+use crate::{circles, includes, shell, skips};
 
 /// The workspace crates each crate may depend on (in any dependency table).
 /// Crates named here but absent from the tree are simply not checked; a
@@ -48,7 +48,8 @@ const UNSAFE_CRATE: &str = "cuzk-ffi";
 
 pub fn run(_: &[String]) -> Result<(), String> {
     let problems: Vec<String> =
-        [layering(), unsafe_fenced(), readme_commands(), no_skipped_tests(), includes::problems()].concat();
+        [layering(), unsafe_fenced(), readme_commands(), no_skipped_tests(), includes::problems(), circles::problems()]
+            .concat();
     if problems.is_empty() {
         eprintln!("tidy: all checks pass");
         Ok(())

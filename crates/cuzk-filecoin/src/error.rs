@@ -4,29 +4,14 @@
 
 use std::path::PathBuf;
 
-use crate::kind::CircuitId;
+use crate::kind::{CircuitId, KindError};
 
 /// Everything that can go wrong between Curio's inputs and verified proof bytes.
 #[derive(Debug, thiserror::Error)]
 pub enum FilecoinError {
-    /// A sector size Filecoin registers no proof for.
-    #[error("unsupported sector size {bytes} bytes (Filecoin proves 2 KiB, 8 MiB, 512 MiB, 32 GiB and 64 GiB sectors)")]
-    UnsupportedSectorSize {
-        /// The size asked for.
-        bytes: u64,
-    },
-    /// A sector size written in no spelling `SectorSize`'s `FromStr` reads.
-    #[error("{given:?} is not a sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB; also written 32 GiB, 32g or in bytes)")]
-    BadSectorSize {
-        /// The text given.
-        given: String,
-    },
-    /// A circuit id that is not a kind at a supported size.
-    #[error("unknown circuit id {id:?} (expected <porep|wpost|winning|snap>-<2k|8m|512m|32g|64g>)")]
-    UnknownCircuitId {
-        /// The id given.
-        id: String,
-    },
+    /// A sector size or circuit id that is not one of Filecoin's.
+    #[error(transparent)]
+    Kind(#[from] KindError),
     /// A registered proof this crate does not prove, with why.
     #[error("unsupported registered proof {proof}: {why}")]
     UnsupportedProof {

@@ -4,7 +4,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::FilecoinError;
 
 /// The four proof kinds a storage provider's prover is asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,11 +68,11 @@ impl SectorSize {
     }
 
     /// The size for a byte count, or an error naming the count.
-    pub fn from_bytes(bytes: u64) -> Result<SectorSize, FilecoinError> {
+    pub fn from_bytes(bytes: u64) -> Result<SectorSize, KindError> {
         SectorSize::ALL
             .into_iter()
             .find(|s| s.bytes() == bytes)
-            .ok_or(FilecoinError::UnsupportedSectorSize { bytes })
+            .ok_or(KindError::UnsupportedSectorSize { bytes })
     }
 
     /// The suffix of Curio's circuit ids: `2k`, `8m`, `512m`, `32g`, `64g`.
@@ -112,7 +111,7 @@ impl fmt::Display for SectorSize {
 /// sector sizes, so that the CLI, the benches and the tools accept the same
 /// spellings.
 impl FromStr for SectorSize {
-    type Err = FilecoinError;
+    type Err = KindError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let want = s.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
@@ -122,7 +121,7 @@ impl FromStr for SectorSize {
                 let long = size.to_string().replace(' ', "").to_ascii_lowercase();
                 want == long || want == size.short_name() || want == size.bytes().to_string()
             })
-            .ok_or_else(|| FilecoinError::BadSectorSize { given: s.into() })
+            .ok_or_else(|| KindError::BadSectorSize { given: s.into() })
     }
 }
 
@@ -155,11 +154,37 @@ impl fmt::Display for CircuitId {
 }
 
 impl FromStr for CircuitId {
-    type Err = FilecoinError;
+    type Err = KindError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        CircuitId::all().find(|id| id.to_string() == s).ok_or_else(|| FilecoinError::UnknownCircuitId { id: s.into() })
+        CircuitId::all().find(|id| id.to_string() == s).ok_or_else(|| KindError::UnknownCircuitId { id: s.into() })
     }
+}
+
+/// A sector size or circuit id that is not one of Filecoin's (a
+/// [`crate::FilecoinError`] through its `Kind` variant; its own type, so
+/// that this module does not import the error module, which names
+/// [`CircuitId`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KindError {
+    /// A sector size Filecoin registers no proof for.
+    #[error("unsupported sector size {bytes} bytes (Filecoin proves 2 KiB, 8 MiB, 512 MiB, 32 GiB and 64 GiB sectors)")]
+    UnsupportedSectorSize {
+        /// The size asked for.
+        bytes: u64,
+    },
+    /// A sector size written in no spelling `SectorSize`'s `FromStr` reads.
+    #[error("{given:?} is not a sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB; also written 32 GiB, 32g or in bytes)")]
+    BadSectorSize {
+        /// The text given.
+        given: String,
+    },
+    /// A circuit id that is not a kind at a supported size.
+    #[error("unknown circuit id {id:?} (expected <porep|wpost|winning|snap>-<2k|8m|512m|32g|64g>)")]
+    UnknownCircuitId {
+        /// The id given.
+        id: String,
+    },
 }
 
 #[cfg(test)]
@@ -184,7 +209,7 @@ mod tests {
             assert_eq!(SectorSize::from_bytes(s.bytes()).unwrap(), s);
         }
         assert_eq!(SectorSize::Gib32.bytes(), 34_359_738_368);
-        assert!(matches!(SectorSize::from_bytes(4096), Err(FilecoinError::UnsupportedSectorSize { bytes: 4096 })));
+        assert!(matches!(SectorSize::from_bytes(4096), Err(KindError::UnsupportedSectorSize { bytes: 4096 })));
     }
 
     #[test]
@@ -214,7 +239,7 @@ mod tests {
     fn bad_sector_sizes_are_named() {
         for bad in ["4KiB", "", "2KB", "32 GB", "4096", "1g"] {
             let err = bad.parse::<SectorSize>().unwrap_err();
-            assert!(matches!(&err, FilecoinError::BadSectorSize { given } if given == bad), "{bad:?}: {err}");
+            assert!(matches!(&err, KindError::BadSectorSize { given } if given == bad), "{bad:?}: {err}");
             let message = err.to_string();
             assert!(message.contains(&format!("{bad:?}")), "{message}");
             assert!(message.contains("2KiB, 8MiB, 512MiB, 32GiB, 64GiB"), "{message}");

@@ -32,7 +32,7 @@ pub mod winning_post;
 pub use cache::{ParamCache, ParamFiles};
 pub use circuit::{FilecoinCircuit, Shape, ShapeCircuit};
 pub use error::FilecoinError;
-pub use kind::{CircuitId, ProofKind, SectorSize};
+pub use kind::{CircuitId, KindError, ProofKind, SectorSize};
 pub use prover_id::prover_id;
 pub use request::Request;
 

@@ -90,7 +90,7 @@ fn size_index(size: SectorSize) -> usize {
 
 /// The sector size of `proof`.
 pub(crate) fn sector_size(proof: RegisteredPoStProof) -> Result<SectorSize, FilecoinError> {
-    SectorSize::from_bytes(u64::from(proof.sector_size()))
+    Ok(SectorSize::from_bytes(u64::from(proof.sector_size()))?)
 }
 
 /// filecoin-proofs' config of `proof`, refusing a proof type of the other PoSt kind.

@@ -1,5 +1,6 @@
 use crate::spmv::DeviceShape;
-use crate::srs::{GpuSrs, SrsSizes};
+use crate::placement::SrsSizes;
+use crate::srs::GpuSrs;
 use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::as_limbs;

@@ -41,8 +41,8 @@ pub use error::GpuError;
 pub use groth16::{prove, prove_recorded, HostTimings};
 pub use setup::{fixed_base_g1, fixed_base_g2, generate_parameters_from_shape, GpuFixedBase, SetupError};
 pub use spmv::DeviceShape;
-pub use placement::{Placement, Query, QuerySet, QuotientLayout};
-pub use srs::{GpuSrs, SrsPlacement, SrsSizes};
+pub use placement::{Placement, Query, QuerySet, QuotientLayout, SrsSizes};
+pub use srs::{GpuSrs, SrsPlacement};
 pub use ntt::{ntt, NttKind};
 
 /// Whether this build compiled the CUDA kernels.

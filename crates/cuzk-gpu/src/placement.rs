@@ -16,8 +16,37 @@
 
 use std::fmt;
 
-use crate::srs::SrsSizes;
+use cuzk_groth16::Parameters;
+
 use crate::GpuError;
+
+/// The number of bases of each query, which an assignment must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SrsSizes {
+    /// IC points of the verifying key: public inputs with the constant one.
+    pub ic: usize,
+    /// H query: domain size − 1.
+    pub h: usize,
+    /// L query: private variables.
+    pub l: usize,
+    /// A query: inputs and private variables used in A.
+    pub a: usize,
+    /// B query (G1 and G2): variables used in B.
+    pub b: usize,
+}
+
+impl SrsSizes {
+    /// The query sizes of `params` (B's counted by its G1 query).
+    pub fn of(params: &Parameters) -> SrsSizes {
+        SrsSizes {
+            ic: params.vk.ic.len(),
+            h: params.h.len(),
+            l: params.l.len(),
+            a: params.a.len(),
+            b: params.b_g1.len(),
+        }
+    }
+}
 
 /// One query of the SRS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,6 +22,17 @@ const VK_POINT_ENDS: [(Section, u64); 6] = [
 pub(crate) const POINT_SECTIONS: [(Section, u64); 5] =
     [(Section::H, 96), (Section::L, 96), (Section::A, 96), (Section::BG1, 96), (Section::BG2, 192)];
 
+impl VerifyingKey {
+    /// The verifying key at the head of a parameter file (or a key file
+    /// written by [`VerifyingKey::write`]), with the file's layout checks: a
+    /// regular file only, counts checked against its length, and errors that
+    /// name the section it cuts short. (Here rather than in vk.rs, which
+    /// reads keys from bytes: the file's layout is this module's.)
+    pub fn read_file(path: &Path) -> Result<Self, Error> {
+        LayoutReader::open(path)?.read_vk()
+    }
+}
+
 /// A file being walked section by section.
 pub(crate) struct LayoutReader {
     pub(crate) file: File,

@@ -1,10 +1,8 @@
 use std::io::{Read, Write};
-use std::path::Path;
 
 use blstrs::{G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 
-use super::layout::LayoutReader;
 use super::point::{PointChecks, UncompressedPoint};
 use crate::error::{Error, PointDefect, Section};
 
@@ -74,14 +72,6 @@ impl VerifyingKey {
         let key = VerifyingKey { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic };
         key.refuse_degenerate()?;
         Ok(key)
-    }
-
-    /// The verifying key at the head of a parameter file (or a key file
-    /// written by [`VerifyingKey::write`]), with the file's layout checks: a
-    /// regular file only, counts checked against its length, and errors that
-    /// name the section it cuts short.
-    pub fn read_file(path: &Path) -> Result<Self, Error> {
-        LayoutReader::open(path)?.read_vk()
     }
 
     /// Refuses a key with α, β, γ or δ at infinity, which no honest setup

@@ -7,7 +7,7 @@ use blstrs::Scalar;
 use cuzk_synth::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::Field;
 
-use super::scalars::Columns;
+use super::columns::Columns;
 
 /// One non-zero matrix entry: variable, constraint (row), coefficient.
 type Entry = (Index, usize, Scalar);

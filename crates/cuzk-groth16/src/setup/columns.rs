@@ -22,10 +22,16 @@ use blstrs::Scalar;
 use cuzk_synth::recorded::{CoeffIndexSlice, Csr, RecordedShape, MINUS_ONE, ONE};
 use rayon::prelude::*;
 
-use super::scalars::Columns;
 
 /// Rows placed per parallel task of the transpose.
 const ROWS_PER_TASK: usize = 4096;
+
+/// uᵢ(τ), vᵢ(τ), wᵢ(τ) of every variable, in the recorded shape's column
+/// order: public inputs first (the one at 0), then private variables.
+pub(crate) struct Columns {
+    pub(crate) at_tau: [Vec<Scalar>; 3],
+    pub(crate) num_inputs: usize,
+}
 
 /// Each variable's column sums of A, B and C over `lagrange` (Lⱼ(τ) per row).
 pub(crate) fn evaluate(shape: &RecordedShape<Scalar>, lagrange: &[Scalar]) -> Columns {

@@ -16,54 +16,21 @@ mod assembly;
 mod columns;
 mod fixed_base;
 mod scalars;
+mod toxic;
 
 use std::sync::Arc;
 
-use blstrs::{G1Projective, G2Projective, Scalar};
+use blstrs::Scalar;
 use cuzk_synth::recorded::RecordedShape;
 use cuzk_synth::Circuit;
-use group::{Curve, Group};
+use group::Curve;
 use rand_core::RngCore;
 
 pub use self::fixed_base::{CpuFixedBase, FixedBaseMul};
 pub use self::scalars::SetupScalars;
+pub use self::toxic::ToxicWaste;
 use crate::error::Error;
 use crate::params::{Parameters, VerifyingKey};
-use crate::prover::random_nonzero_scalar;
-
-/// The secrets of a setup: whoever knows them can forge proofs.
-#[derive(Clone, Debug)]
-pub struct ToxicWaste {
-    /// Generator of G1 the parameters are built on.
-    pub g1: G1Projective,
-    /// Generator of G2.
-    pub g2: G2Projective,
-    /// α.
-    pub alpha: Scalar,
-    /// β.
-    pub beta: Scalar,
-    /// γ.
-    pub gamma: Scalar,
-    /// δ.
-    pub delta: Scalar,
-    /// τ, the secret evaluation point.
-    pub tau: Scalar,
-}
-
-impl ToxicWaste {
-    /// Draws fresh secrets, in the order bellperson's `generate_random_parameters` draws them.
-    pub fn random<R: RngCore + ?Sized>(rng: &mut R) -> Self {
-        ToxicWaste {
-            g1: G1Projective::random(&mut *rng),
-            g2: G2Projective::random(&mut *rng),
-            alpha: random_nonzero_scalar(rng),
-            beta: random_nonzero_scalar(rng),
-            gamma: random_nonzero_scalar(rng),
-            delta: random_nonzero_scalar(rng),
-            tau: random_nonzero_scalar(rng),
-        }
-    }
-}
 
 /// Progress callback: `(phase, done, total)`.
 pub type SetupProgress<'a> = Option<&'a dyn Fn(&str, u64, u64)>;

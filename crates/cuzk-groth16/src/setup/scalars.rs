@@ -15,7 +15,9 @@ use cuzk_synth::{Circuit, SynthesisError};
 use ff::Field;
 use rayon::prelude::*;
 
-use super::{assembly, columns, ToxicWaste};
+use super::assembly;
+use super::columns::{self, Columns};
+use super::toxic::ToxicWaste;
 use crate::domain::Domain;
 use crate::error::Error;
 
@@ -36,13 +38,6 @@ pub struct SetupScalars {
     pub a: Vec<Scalar>,
     /// vᵢ(τ) of the variables whose B polynomial is not zero, in G1 and in G2.
     pub b: Vec<Scalar>,
-}
-
-/// uᵢ(τ), vᵢ(τ), wᵢ(τ) of every variable, in the recorded shape's column
-/// order: public inputs first (the one at 0), then private variables.
-pub(crate) struct Columns {
-    pub(crate) at_tau: [Vec<Scalar>; 3],
-    pub(crate) num_inputs: usize,
 }
 
 impl SetupScalars {

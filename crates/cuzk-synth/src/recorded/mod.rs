@@ -19,6 +19,7 @@ mod file;
 mod matrix;
 mod packed;
 mod parts;
+mod powers;
 mod record;
 mod replay;
 mod shape;

@@ -30,7 +30,7 @@
 use ff::{PrimeField, PrimeFieldBits};
 
 use super::matrix::ONE;
-use super::solve::Powers;
+use super::powers::Powers;
 use super::RecordedShape;
 use crate::SynthesisError;
 

@@ -32,11 +32,10 @@
 //! The engine replays circuits that give their free values
 //! ([`crate::Circuit::take_block_values`]), block by block (`blocks`).
 
-use std::collections::HashMap;
-
 use ff::{PrimeField, PrimeFieldBits};
 
 use super::packed::{Known, PackedPlan, PackedRows};
+use super::powers::Powers;
 use super::RecordedShape;
 
 /// How one aux variable gets its value in a plan.
@@ -104,19 +103,6 @@ pub struct SolvePlan {
     pub summary: PlanSummary,
     /// The packed rows that solve [`Rule::Digit`]s.
     pub packed: PackedPlan,
-}
-
-/// Per coefficient index: `e` when the coefficient is `2^e`, `e + 512`
-/// when it is `−2^e`. A table, not a map: it is read for every term of
-/// every row the planner looks at.
-pub(super) struct Powers(Vec<u16>);
-
-impl Powers {
-    const NONE: u16 = u16::MAX;
-
-    pub(super) fn get(&self, k: u32) -> Option<u16> {
-        self.0.get(k as usize).copied().filter(|&e| e != Self::NONE)
-    }
 }
 
 const UNKNOWN: u8 = 0;
@@ -220,19 +206,7 @@ impl<'a, S: PrimeField + PrimeFieldBits> Planner<'a, S> {
                 }
             }
         }
-        let mut power = Powers(vec![Powers::NONE; shape.coeffs.len()]);
-        let mut two_e = S::ONE;
-        let lookup: HashMap<Vec<u8>, usize> =
-            shape.coeffs.iter().enumerate().map(|(i, c)| (c.to_repr().as_ref().to_vec(), i)).collect();
-        for e in 0..S::NUM_BITS as u16 {
-            if let Some(&i) = lookup.get(two_e.to_repr().as_ref()) {
-                power.0[i] = e;
-            }
-            if let Some(&i) = lookup.get((-two_e).to_repr().as_ref()) {
-                power.0[i] = e + 512;
-            }
-            two_e = two_e.double();
-        }
+        let power = Powers::of(&shape.coeffs);
         Planner {
             shape,
             state: vec![UNKNOWN; n],

@@ -16,6 +16,7 @@ mod repeat;
 mod request;
 mod snap;
 mod test_data;
+mod vanilla;
 mod verify;
 
 use std::process::ExitCode;

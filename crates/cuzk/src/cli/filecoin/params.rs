@@ -125,5 +125,5 @@ fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool, gpu: boo
 
 /// A circuit id on the command line.
 fn circuit_id(s: &str) -> Result<CircuitId, String> {
-    s.parse().map_err(|e: cuzk::filecoin::FilecoinError| e.to_string())
+    s.parse().map_err(|e: cuzk::filecoin::KindError| e.to_string())
 }

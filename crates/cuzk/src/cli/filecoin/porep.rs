@@ -10,7 +10,7 @@ use cuzk::filecoin::porep::PoRepRequest;
 use cuzk::filecoin::{FilecoinError, Request};
 use cuzk::Error;
 
-use super::request::Source;
+use super::vanilla::Source;
 use crate::cli::limits;
 
 /// Largest C1 file read. A 32 GiB or 64 GiB sector's C1 JSON is tens of MB

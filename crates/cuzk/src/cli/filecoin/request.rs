@@ -1,13 +1,11 @@
 //! The inputs of each Filecoin kind on the command line, shared by `prove`
 //! and `verify`, and the request they make: the parameter cache, the
-//! registered proof, randomness, miner, and the vanilla proofs in either of
-//! the forms Curio keeps them (a JSON array of base64 strings, or one raw
-//! bincode file per sector or partition). PoRep's C1 files are read in
-//! [`super::porep`], SnapDeals' commitments in [`super::snap`].
+//! registered proof, randomness, miner. The vanilla proofs are read in
+//! [`super::vanilla`], PoRep's C1 files in [`super::porep`], SnapDeals'
+//! commitments in [`super::snap`].
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
 use clap::{Args, Subcommand};
 use cuzk::filecoin::post::{proof_from_abi, RegisteredPoStProof};
 use cuzk::filecoin::window_post::WindowPoStRequest;
@@ -17,15 +15,7 @@ use cuzk::Error;
 
 use super::porep::PoRepArgs;
 use super::snap::SnapArgs;
-use crate::cli::limits;
-
-/// Largest `--vanilla` JSON file read: Curio's `[][]byte` of a full 32 GiB
-/// WindowPoSt partition (2,349 sector proofs of ~25 KB, base64) is ~80 MB.
-const MAX_VANILLA_JSON: u64 = 1 << 30;
-
-/// Largest `--vanilla-bin` file read: one sector proof (a 64 GiB WinningPoSt
-/// proof, 66 inclusion proofs, is a few hundred KB).
-const MAX_VANILLA_BIN: u64 = 64 << 20;
+use super::vanilla::{Source, VanillaArgs};
 
 /// A Filecoin kind and its inputs; `X` is what the command adds (`prove`:
 /// output and engine flags; `verify`: the proof file).
@@ -116,21 +106,6 @@ struct PoStArgs {
     vanilla: VanillaArgs,
 }
 
-/// The vanilla proofs, in one of the two forms.
-#[derive(Args)]
-#[group(required = true, multiple = false)]
-pub(super) struct VanillaArgs {
-    /// The vanilla proofs as Curio stores them: a JSON array of standard
-    /// base64 strings, one bincode proof each (a sector's for PoSt, a
-    /// partition's for SnapDeals).
-    #[arg(long, value_name = "FILE")]
-    vanilla: Option<PathBuf>,
-    /// One vanilla proof, raw bincode (repeat, in order: the partition's
-    /// sectors for PoSt, the update's partitions for SnapDeals).
-    #[arg(long, value_name = "FILE")]
-    vanilla_bin: Vec<PathBuf>,
-}
-
 /// A request read from the command line.
 pub struct Input<'a, X> {
     /// The request.
@@ -141,16 +116,6 @@ pub struct Input<'a, X> {
     source: Source,
     /// What the command adds.
     pub extra: &'a X,
-}
-
-/// The files a request was read from.
-pub(super) enum Source {
-    /// `--vanilla`: one JSON array.
-    Json(PathBuf),
-    /// `--vanilla-bin`, in order.
-    Bin(Vec<PathBuf>),
-    /// `--c1` or `--c1-json`: a C1 output.
-    C1(PathBuf),
 }
 
 impl<X> Input<'_, X> {
@@ -235,40 +200,6 @@ impl CacheArgs {
         }
         Ok(ParamCache::new(dir))
     }
-}
-
-impl VanillaArgs {
-    /// The vanilla proofs and the files they came from.
-    pub(super) fn read(&self) -> Result<(Vec<Vec<u8>>, Source), Error> {
-        match &self.vanilla {
-            Some(json) => Ok((vanilla_json(json)?, Source::Json(json.clone()))),
-            None => {
-                let read = |f: &PathBuf| limits::read_file(f, MAX_VANILLA_BIN);
-                let proofs = self.vanilla_bin.iter().map(read).collect::<Result<_, _>>()?;
-                Ok((proofs, Source::Bin(self.vanilla_bin.clone())))
-            }
-        }
-    }
-}
-
-/// Curio's `[][]byte` JSON: an array of standard base64 strings.
-fn vanilla_json(path: &Path) -> Result<Vec<Vec<u8>>, Error> {
-    let bad = |message: String| Error::Inputs { path: path.to_path_buf(), message };
-    let text = limits::read_file(path, MAX_VANILLA_JSON)?;
-    let entries: Vec<String> = serde_json::from_slice(&text)
-        .map_err(|e| bad(format!("not a JSON array of base64 strings (Curio's vanilla proofs): {e}")))?;
-    if entries.is_empty() {
-        return Err(bad("holds no vanilla proof".into()));
-    }
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            base64::engine::general_purpose::STANDARD
-                .decode(s)
-                .map_err(|e| bad(format!("entry {i}: not standard base64: {e}")))
-        })
-        .collect()
 }
 
 /// `--registered-proof`: a PoSt proof number.

@@ -10,7 +10,7 @@ use cuzk::Error;
 use filecoin_proofs_api::RegisteredUpdateProof;
 
 use super::cid;
-use super::request::{Source, VanillaArgs};
+use super::vanilla::{Source, VanillaArgs};
 
 /// What a SnapDeals request takes besides the parameter cache.
 #[derive(Args)]
