@@ -126,10 +126,10 @@ if ! listed "$work/$id.files"; then
     for other in "$work"/*.files; do
         [ -e "$other" ] && [ "$other" != "$work/$id.files" ] && xargs rm -f <"$other" && rm -f "$other"
     done
-    gpu=--gpu
-    [ "${SETUP:-gpu}" = cpu ] && gpu=
+    gpu=--gpu beside=--recordings-beside-params
+    [ "${SETUP:-gpu}" = cpu ] && gpu= beside=
     ls "$params" >"$work/before.ls"
-    step params "$cuzk" filecoin params --params-dir "$params" --write-test-params "$id" $gpu || exit 1
+    step params "$cuzk" filecoin params --params-dir "$params" --write-test-params "$id" $gpu $beside || exit 1
     ls "$params" | grep -vxF -f "$work/before.ls" | sed "s|^|$params/|" >"$work/$id.files"
 fi
 
@@ -137,14 +137,16 @@ fi
 prove=$(args prove | tr '\n' ' ')
 verify=$(args verify | tr '\n' ' ')
 
-# Every run prints the host call's per-stage CUZK_TIMING lines.
+# Every run prints the host call's per-stage CUZK_TIMING lines. Recordings
+# go beside the test parameters (--recordings-beside-params), as in every
+# measurement so far, not into the user cache of the machine.
 export CUZK_TIMING=1
 if [ "${FIRST:-1}" != 0 ]; then
     if [ "${COLD:-0}" = 1 ]; then
         sync && echo 3 >/proc/sys/vm/drop_caches && say "page cache dropped before the first proof"
     fi
     # shellcheck disable=SC2086 # word splitting of the argument lists is meant
-    step first "$cuzk" $prove --params-dir "$params" --json --out "$out/first.proof" \
+    step first "$cuzk" $prove --params-dir "$params" --recordings-beside-params --json --out "$out/first.proof" \
         --timeline "$out/first.timeline.jsonl" $engine_args
     grep '^{' "$out/first.log" >"$out/first.json"
     # shellcheck disable=SC2086
@@ -153,7 +155,7 @@ fi
 
 if [ "$steady" -gt 0 ]; then
     # shellcheck disable=SC2086
-    step steady "$cuzk" $prove --params-dir "$params" --json --out "$out/steady.proof" \
+    step steady "$cuzk" $prove --params-dir "$params" --recordings-beside-params --json --out "$out/steady.proof" \
         --jobs "$steady" --clients "$clients" --timeline "$out/steady.timeline.jsonl" $engine_args
     grep '^{' "$out/steady.log" >"$out/steady.json"
     tail -1 "$out/steady.json" | tee -a "$summary"

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{auto_backends, cuzk, dir, gpus, inputs_of, params, prove_json, text, verify};
+use common::{auto_backends, cache, cuzk, dir, gpus, inputs_of, params, prove_json, text, verify};
 
 #[test]
 fn both_families_prove_and_verify_at_batch_1_and_3() {
@@ -174,29 +174,40 @@ fn asking_for_an_absent_gpu_is_an_error_not_a_fallback() {
     }
 }
 
+/// Whether `dir` holds a recording of mul-chain-200's parameters.
+fn has_recording(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().filter_map(|e| e.ok()).any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.starts_with("mul-chain-200.params.") && name.ends_with(".r1cs")
+    })
+}
+
 #[test]
-fn recorded_synthesis_saves_beside_the_params_and_classic_still_works() {
+fn recorded_synthesis_saves_in_the_user_cache_and_classic_still_works() {
     let p = params("mul-chain", "200");
-    let prove = |synthesis: &str| {
-        let o = cuzk(&[
+    let prove_with = |synthesis: &str, extra: &[&str]| {
+        let mut args = vec![
             "prove", "--circuit", "mul-chain", "--size", "200", "--params", p.to_str().unwrap(),
             "--batch", "2", "--json", "--synth-workers", "1", "--synthesis", synthesis,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        let o = cuzk(&args);
         assert!(o.status.success(), "prove failed: {}", text(&o));
         let j: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
         assert_eq!(j["verified"], true, "{j}");
         assert_eq!(j["synthesis"], synthesis, "{j}");
         (j, text(&o))
     };
+    let prove = |synthesis: &str| prove_with(synthesis, &[]);
     let (j, log) = prove("recorded");
     assert!(j["stages"]["synth_record_ms"].is_number() || j["stages"]["synth_load_ms"].is_number(), "{j}");
     assert!(j["stages"]["synth_witness_ms"].is_number(), "{j}");
     assert!(log.contains("recording for"), "{log}");
-    let saved = std::fs::read_dir(dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .any(|e| e.file_name().to_string_lossy().starts_with("mul-chain-200.params.") && e.file_name().to_string_lossy().ends_with(".r1cs"));
-    assert!(saved, "the recording is saved beside the parameters: {log}");
+    // The parameter directory is the provider's: nothing is written there.
+    assert!(has_recording(&cache().join("cuzk").join("recordings")), "the recording is in the user cache: {log}");
+    assert!(!has_recording(dir()), "nothing is saved beside the parameters: {log}");
+    let (_, log) = prove_with("recorded", &["--recordings-beside-params"]);
+    assert!(has_recording(dir()), "beside the parameters when asked: {log}");
     let (j, _) = prove("recorded");
     assert!(j["stages"]["synth_load_ms"].is_number(), "a second run loads the recording: {j}");
     let (j, _) = prove("classic");

@@ -58,9 +58,31 @@ pub struct EngineArgs {
     /// then witness-only synthesis and sparse products) or `classic`.
     #[arg(long, default_value = "recorded", value_parser = |s: &str| s.parse::<SynthesisMode>())]
     pub synthesis: SynthesisMode,
-    /// Where recordings persist between runs (default: beside the parameter file).
+    /// Where recordings persist between runs (default: cuzk/recordings
+    /// under the user's cache directory, $XDG_CACHE_HOME or ~/.cache; in
+    /// memory only when there is none). Never the parameter directory
+    /// unless asked with --recordings-beside-params.
     #[arg(long)]
     pub recordings: Option<PathBuf>,
+    /// Save recordings beside the parameter file, as earlier versions did
+    /// (FILE.<digest>.r1cs; 6-9 GB per 32 GiB circuit).
+    #[arg(long, conflicts_with = "recordings")]
+    pub recordings_beside_params: bool,
+}
+
+/// Where recordings go: `explicit` (--recordings), beside the parameters
+/// when asked (--recordings-beside-params), else cuzk/recordings under the
+/// user's cache directory; None (memory only) when there is none. Shared
+/// by the proving commands and `cuzk filecoin params --gpu`, whose
+/// recording the first proof then finds.
+pub fn recordings_dir(explicit: Option<&Path>, beside_params: bool, params: &Path) -> Option<PathBuf> {
+    if let Some(dir) = explicit {
+        return Some(dir.to_path_buf());
+    }
+    if beside_params {
+        return params.parent().map(Path::to_path_buf);
+    }
+    dirs::cache_dir().map(|d| d.join("cuzk").join("recordings"))
 }
 
 /// Starts an engine for jobs against `params` and says which backend it is.
@@ -72,7 +94,7 @@ pub fn engine(a: &EngineArgs, params: &Path) -> Result<Engine, Error> {
 /// change more of it (`soak` turns the self-check on and seeds it).
 pub fn config(a: &EngineArgs, params: &Path) -> Result<Config, Error> {
     let progress = Arc::new(Progress::new("params"));
-    let recordings = a.recordings.clone().or_else(|| params.parent().map(Path::to_path_buf));
+    let recordings = recordings_dir(a.recordings.as_deref(), a.recordings_beside_params, params);
     let mut config = Config {
         backend: a.backend,
         // The library reads no environment; the CLI maps the documented

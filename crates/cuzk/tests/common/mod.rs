@@ -6,8 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+/// Runs the binary with its user cache (where recordings go by default)
+/// in this test binary's scratch directory, not the user's.
 pub fn cuzk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).output().expect("running cuzk")
+    Command::new(env!("CARGO_BIN_EXE_cuzk")).args(args).env("XDG_CACHE_HOME", cache()).output().expect("running cuzk")
+}
+
+/// The user cache directory the binary sees under [`cuzk`].
+pub fn cache() -> PathBuf {
+    dir().join("cache")
 }
 
 pub fn dir() -> &'static Path {

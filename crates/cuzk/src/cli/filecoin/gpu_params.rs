@@ -6,10 +6,12 @@
 //! A shape is recorded from a circuit with values, so the circuit is a
 //! partition of a synthetic input (cuzk-filecoin's `synthetic`: a PoRep C1,
 //! PoSt vanilla proofs, a SnapDeals update): every partition of a kind and
-//! size has the same shape, which is what the parameters fix. The recording is saved where the engine looks for it
-//! (beside the parameters, named after them and their verifying key), so the
-//! first proof after this command does not record it again.
+//! size has the same shape, which is what the parameters fix. The recording
+//! is saved where the proving commands look for it (their --recordings
+//! default, or as asked; named after the parameters and their verifying
+//! key), so the first proof after this command does not record it again.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use cuzk::filecoin::porep::PoRepRequest;
@@ -26,8 +28,14 @@ const MINER: u64 = 1000;
 const SECTOR: u64 = 1;
 
 /// Records `id`'s circuit, generates its parameters on cuda:0, writes them
-/// (and the recording) into `cache`.
-pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> Result<ParamFiles, Error> {
+/// into `cache` and the recording into `recordings(params file)` (none:
+/// not kept).
+pub fn write(
+    cache: &ParamCache,
+    id: CircuitId,
+    recordings: &dyn Fn(&Path) -> Option<PathBuf>,
+    progress: SetupProgress<'_>,
+) -> Result<ParamFiles, Error> {
     let started = Instant::now();
     let circuit = synthetic_partition(id)?;
     eprintln!("params: a synthetic {id} partition in {:.1} s", secs(started));
@@ -54,7 +62,10 @@ pub fn write(cache: &ParamCache, id: CircuitId, progress: SetupProgress<'_>) -> 
     let started = Instant::now();
     let files = cache.write_params(id, &params)?;
     eprintln!("params: written in {:.1} s", secs(started));
-    let recording = cuzk_pipeline::recording_file(cache.dir(), &files.params, &params);
+    let recording = recordings(&files.params).and_then(|dir| {
+        std::fs::create_dir_all(&dir).ok()?;
+        cuzk_pipeline::recording_file(&dir, &files.params, &params)
+    });
     if let Some(path) = recording {
         // The parameters are complete without it: a recording that cannot
         // be saved (a 32 GiB WindowPoSt's is 9 GB beside its 61 GB file)

@@ -33,10 +33,18 @@ pub struct ParamsArgs {
     i_know_this_takes_hours: bool,
     /// With --write-test-params: generate them on cuda:0 from the circuit's
     /// recorded shape (minutes at 32 GiB instead of hours; a partition of a
-    /// synthetic input recorded), and keep the recording beside them for
-    /// the engine.
+    /// synthetic input recorded), and keep the recording where the proving
+    /// commands look for it (their --recordings default, the user cache).
     #[arg(long, requires = "write_test_params")]
     gpu: bool,
+    /// With --gpu: where the recording goes (as the proving commands'
+    /// --recordings).
+    #[arg(long, value_name = "DIR", requires = "gpu")]
+    recordings: Option<PathBuf>,
+    /// With --gpu: the recording beside the parameters (as the proving
+    /// commands' --recordings-beside-params).
+    #[arg(long, requires = "gpu", conflicts_with = "recordings")]
+    recordings_beside_params: bool,
     /// One JSON object per circuit instead of text.
     #[arg(long, conflicts_with = "write_test_params")]
     json: bool,
@@ -51,7 +59,7 @@ pub fn run(a: &ParamsArgs) -> Result<ExitCode, Error> {
     }
     let cache = ParamCache::new(dir);
     match a.write_test_params {
-        Some(id) => write_test_params(&cache, id, a.i_know_this_takes_hours || a.gpu, a.gpu),
+        Some(id) => write_test_params(&cache, id, a.i_know_this_takes_hours || a.gpu, a.gpu.then_some(a)),
         None => list(&cache, &a.circuits, a.json),
     }
 }
@@ -91,7 +99,9 @@ fn file_name(path: &Path) -> String {
 const NOT_PRODUCTION: &str = "these are RANDOM TEST PARAMETERS, NOT Filecoin's production parameters: \
      proofs made with them verify only under these files, never on chain";
 
-fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool, gpu: bool) -> Result<ExitCode, Error> {
+/// Writes test parameters; on the GPU (`gpu`, the arguments saying where
+/// the recording goes) or the CPU.
+fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool, gpu: Option<&ParamsArgs>) -> Result<ExitCode, Error> {
     if !id.sector_size.is_test_size() && !hours_ok {
         return Err(Error::Usage(format!(
             "{id}: random parameters for {} sectors take hours of CPU and tens of GB of memory and disk; \
@@ -111,8 +121,12 @@ fn write_test_params(cache: &ParamCache, id: CircuitId, hours_ok: bool, gpu: boo
     let start = Instant::now();
     let progress = Progress::new("test params");
     let report = |phase: &str, done: u64, total: u64| progress.update(phase, done, total);
-    let written = if gpu {
-        super::gpu_params::write(cache, id, Some(&report))?
+    let written = if let Some(a) = gpu {
+        // The recording goes where the proving commands look for it.
+        let recordings = |params: &Path| {
+            crate::cli::jobs::recordings_dir(a.recordings.as_deref(), a.recordings_beside_params, params)
+        };
+        super::gpu_params::write(cache, id, &recordings, Some(&report))?
     } else {
         cache.write_test_params(id, &mut rand::thread_rng(), Some(&report))?
     };
