@@ -1,4 +1,4 @@
-//! Host-to-pinned copies for the staged uploads (groth16.cu): one thread
+//! Host-to-pinned copies for the staged uploads (quotient.cu): one thread
 //! cannot read pageable memory as fast as the DMA engine drains pinned
 //! memory, so each chunk is copied by several threads. They are started once
 //! per quotient state and reused, because spawning them for every 32 MiB

@@ -1,6 +1,6 @@
 //! The device side of a resident shape (spmv.hpp), for the translation units
 //! that launch evaluations: spmv.cu's own entry points and the quotient
-//! engine (groth16.cu), which writes a, b, c straight into its NTT buffers.
+//! engine (quotient.cu), which writes a and b straight into its NTT buffers.
 #pragma once
 
 #include <memory>
