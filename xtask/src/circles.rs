@@ -101,7 +101,7 @@ fn cycle_through(start: usize, edges: &[BTreeSet<usize>]) -> Option<Vec<usize>> 
                 path.reverse();
                 return Some(path);
             }
-            if w != start && !parent.contains_key(&w) {
+            if !parent.contains_key(&w) {
                 parent.insert(w, v);
                 queue.push_back(w);
             }

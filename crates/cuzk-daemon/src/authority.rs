@@ -14,6 +14,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
+use fluke_hpack::encoder::encode_integer_into;
 use fluke_hpack::Decoder;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -165,19 +166,22 @@ impl Rewriter {
             self.pending.drain(..PREFACE.len());
             self.started = true;
         }
+        // Frames are read in place (a DATA frame carries up to a 272 MiB
+        // request through here: no copy of each is made on the way out).
+        let pending = std::mem::take(&mut self.pending);
         let mut at = 0;
-        while self.pending.len() - at >= 9 {
-            let head = &self.pending[at..at + 9];
+        let result = loop {
+            let Some(head) = pending.get(at..at + 9) else { break Ok(()) };
             let len = (usize::from(head[0]) << 16) | (usize::from(head[1]) << 8) | usize::from(head[2]);
-            if self.pending.len() - at < 9 + len {
-                break;
-            }
-            let frame = self.pending[at..at + 9 + len].to_vec();
+            let Some(frame) = pending.get(at..at + 9 + len) else { break Ok(()) };
             at += 9 + len;
-            self.frame(&frame, out)?;
-        }
+            if let Err(e) = self.frame(frame, out) {
+                break Err(e);
+            }
+        };
+        self.pending = pending;
         self.pending.drain(..at);
-        Ok(())
+        result
     }
 
     fn frame(&mut self, frame: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
@@ -258,25 +262,11 @@ fn acceptable(value: &[u8]) -> bool {
 /// state cannot drift from the client's.
 fn literal(name: &[u8], value: &[u8], out: &mut Vec<u8>) {
     out.push(0);
-    integer(name.len(), out);
-    out.extend_from_slice(name);
-    integer(value.len(), out);
-    out.extend_from_slice(value);
-}
-
-/// An HPACK integer with a 7-bit prefix and the Huffman bit clear.
-fn integer(mut n: usize, out: &mut Vec<u8>) {
-    if n < 127 {
-        out.push(n as u8);
-        return;
+    for bytes in [name, value] {
+        // A 7-bit length prefix, the Huffman bit clear; a Vec takes every write.
+        encode_integer_into(bytes.len(), 7, 0, out).expect("writing into a Vec");
+        out.extend_from_slice(bytes);
     }
-    out.push(127);
-    n -= 127;
-    while n >= 128 {
-        out.push((n % 128) as u8 | 0x80);
-        n /= 128;
-    }
-    out.push(n as u8);
 }
 
 fn write_frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: [u8; 4], payload: &[u8]) {

@@ -159,11 +159,13 @@ fn what_is_not_http2_passes_unchanged_and_broken_blocks_are_refused() {
 }
 
 #[test]
-fn integers_use_the_prefix_and_continuation_bytes() {
+fn literal_lengths_use_the_prefix_and_continuation_bytes() {
+    // The length after the name `x`: its bytes from offset 3.
     let enc = |n| {
         let mut v = Vec::new();
-        integer(n, &mut v);
-        v
+        literal(b"x", &vec![b'v'; n], &mut v);
+        assert_eq!(&v[..3], &[0, 1, b'x']);
+        v[3..v.len() - n].to_vec()
     };
     assert_eq!(enc(10), [10]);
     assert_eq!(enc(126), [126]);

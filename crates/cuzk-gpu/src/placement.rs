@@ -307,7 +307,7 @@ impl WorkingSet {
                 always + self.quotient + self.witness + self.b_scalars + self.msm + self.staging
             }
             QuotientLayout::Lean => {
-                let scalars = self.quotient / 3;
+                let scalars = self.quotient / QuotientLayout::Lean.buffers();
                 let phases = [
                     self.witness + 2 * scalars,
                     self.quotient,

@@ -62,16 +62,17 @@ pub fn write(
     let started = Instant::now();
     let files = cache.write_params(id, &params)?;
     eprintln!("params: written in {:.1} s", secs(started));
-    let recording = recordings(&files.params).and_then(|dir| {
-        std::fs::create_dir_all(&dir).ok()?;
-        cuzk_pipeline::recording_file(&dir, &files.params, &params)
-    });
+    let recording = recordings(&files.params).and_then(|dir| cuzk_pipeline::recording_file(&dir, &files.params, &params));
     if let Some(path) = recording {
         // The parameters are complete without it: a recording that cannot
         // be saved (a 32 GiB WindowPoSt's is 9 GB beside its 61 GB file)
         // costs the first proof a recording, not the command its result.
         let started = Instant::now();
-        match shape.save(&path) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let saved = std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))
+            .and_then(|()| shape.save(&path).map_err(|e| e.to_string()));
+        match saved {
             Ok(()) => eprintln!("params: recording {} saved in {:.1} s", path.display(), secs(started)),
             Err(e) => eprintln!("params: warning: {e}; the parameters are complete, and the first proof records the circuit itself"),
         }
