@@ -39,6 +39,11 @@ std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t, const R1csMatrix&, const R1csMa
                                         rust::Slice<const uint64_t>, uint64_t, uint64_t) {
     unavailable();
 }
+std::unique_ptr<DeviceR1cs> r1cs_upload_mapped(int32_t, const R1csMatrix&, const R1csMatrix&, const R1csMatrix&,
+                                               rust::Slice<const uint64_t>, uint64_t, uint64_t) {
+    unavailable();
+}
+uint64_t r1cs_host_bytes(const DeviceR1cs&) { unavailable(); }
 void r1cs_evaluate(const DeviceR1cs&, rust::Slice<const uint64_t>, rust::Slice<const uint64_t>, rust::Slice<uint64_t>,
                    rust::Slice<uint64_t>, rust::Slice<uint64_t>) {
     unavailable();

@@ -19,15 +19,15 @@ struct Groth16Timings;
 /// delta_g1, delta_g2 (affine limbs, in that order); the queries are affine
 /// limbs. The queries in `resident` (query_bit) go to device memory, each
 /// streamed instead if the device turns out not to have room for it; the
-/// rest stay in pinned host memory. `lean_quotient`: proofs compute H with
-/// the lean quotient engine (groth16.hpp). `working_set`: device bytes a call needs
+/// rest stay in pinned host memory. `quotient_layout`: how proofs compute H
+/// (groth16.hpp's quotient_layout: 0 overlapped, 1 lean, 2 spilled). `working_set`: device bytes a call needs
 /// beside the SRS, which the h query's MSM table leaves free. The caller
 /// plans with the device's free memory after release_idle_device_memory.
 /// `stream_chunk` bases per streamed chunk (0: a default of ~256 MiB).
 std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const uint64_t> vk,
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                                                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
-                                               rust::Slice<const uint64_t> b_g2, uint8_t resident, bool lean_quotient,
+                                               rust::Slice<const uint64_t> b_g2, uint8_t resident, uint8_t quotient_layout,
                                                uint64_t working_set, uint64_t stream_chunk);
 
 /// A timing-only SRS made on the device: every query resident, filled by

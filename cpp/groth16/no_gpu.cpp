@@ -17,7 +17,7 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray&, const uint32_t*, uint64_
 void compact(const DeviceArray&, const uint64_t*, const DeviceArray&) { unavailable(); }
 
 struct quotient_engine::state {};
-quotient_engine::quotient_engine(int32_t, uint32_t, bool) { unavailable(); }
+quotient_engine::quotient_engine(int32_t, uint32_t, quotient_layout) { unavailable(); }
 quotient_engine::~quotient_engine() = default;
 void release_idle_quotients(int32_t) {}
 bool quotient_engine::lean() const { unavailable(); }

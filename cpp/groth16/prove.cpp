@@ -436,7 +436,7 @@ Groth16Timings prove_batch(int32_t device, const Groth16Srs& srs, const DeviceR1
     // The engine outlives H: the later uploads use its staging buffers.
     std::optional<quotient_engine> held;
     timed(&tm.ntt_msm_h_ms, [&] {
-        quotient_engine& engine = held.emplace(device, bt.log_n, srs.lean_quotient);
+        quotient_engine& engine = held.emplace(device, bt.log_n, srs.quotient);
         auto quotient = [&](size_t i, const std::function<void()>& host_read) -> const DeviceArray* {
             const Groth16Circuit& c = *bt.inputs[i];
             return shape ? &engine.run_recorded(*shape, c.input.data(), c.input.size() / 4, c.aux.data(),

@@ -119,7 +119,7 @@ double measure_h2d(const Groth16Srs& srs) {
 /// An SRS whose h query is not 2^k − 1 is left for the proof to reject.
 void warm_quotient(const Groth16Srs& srs) {
     if (srs.log_domain() < 0) return;
-    g16::quotient_engine warm(srs.device, uint32_t(srs.log_domain()), srs.lean_quotient);
+    g16::quotient_engine warm(srs.device, uint32_t(srs.log_domain()), srs.quotient);
 }
 
 }  // namespace
@@ -161,10 +161,10 @@ std::unique_ptr<Groth16Srs> groth16_srs_upload(int32_t device, rust::Slice<const
                                                rust::Slice<const uint64_t> h, rust::Slice<const uint64_t> l,
                                                rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b_g1,
                                                rust::Slice<const uint64_t> b_g2, uint8_t resident,
-                                               bool lean_quotient, uint64_t working_set, uint64_t stream_chunk) {
+                                               uint8_t quotient_layout, uint64_t working_set, uint64_t stream_chunk) {
     auto srs = std::make_unique<Groth16Srs>();
     srs->device = device;
-    srs->lean_quotient = lean_quotient;
+    srs->quotient = g16::quotient_layout_of(quotient_layout);
     srs->vk = read_vk(span_of(vk));
     // Quotient buffers kept from earlier proofs were released by the caller
     // (release_idle_device_memory) before it read the free memory it

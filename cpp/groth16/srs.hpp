@@ -80,10 +80,10 @@ public:
     int32_t device = 0;
     /// Bases per streamed chunk (a multiple of 64, so bitmaps split at words).
     uint64_t stream_chunk = 0;
-    /// Whether proofs compute H with the lean quotient engine (groth16.hpp):
-    /// the placement plan's choice for cards without room for the
+    /// How proofs compute H (groth16.hpp's quotient_layout): the placement
+    /// plan's choice, lean or spilled for cards without room for the
     /// overlapped one.
-    bool lean_quotient = false;
+    g16::quotient_layout quotient = g16::quotient_layout::overlapped;
     /// The host-to-device rate of pinned copies measured at upload (GB/s,
     /// the best of three chunk copies), 0 when nothing is streamed: the
     /// bus's peak, beside which each call reports what it achieved

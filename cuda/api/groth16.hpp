@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
+#include "../util/error.hpp"
 #include "msm.hpp"
 #include "spmv.hpp"
 
@@ -48,15 +50,33 @@ std::unique_ptr<DeviceArray> gather(const DeviceArray& src, const uint32_t* posi
 /// the aux assignment already on the device (split.hpp's aux_compacted).
 void compact(const DeviceArray& src, const uint64_t* density, const DeviceArray& out);
 
+/// How a quotient engine holds its n-scalar buffers (quotient.cu); the
+/// bridge's numbers, cuzk-gpu's placement::QuotientLayout.
+enum class quotient_layout : uint8_t {
+    /// Five buffers kept between calls: a call overlaps the caller's H MSMs.
+    overlapped = 0,
+    /// Three, allocated by each call and freed by the next (or release()).
+    lean = 1,
+    /// Two, c waiting in pinned host memory while a and b are transformed,
+    /// and the twiddles built by each call: for cards that cannot hold a
+    /// third buffer beside the witness.
+    spilled = 2,
+};
+
+/// The layout of the bridge's number `v`; anything else is invalid_argument.
+inline quotient_layout quotient_layout_of(uint8_t v) {
+    if (v > uint8_t(quotient_layout::spilled)) throw_invalid("quotient layout " + std::to_string(v) + " is not 0, 1 or 2");
+    return quotient_layout(v);
+}
+
 /// The coefficients of h = (a·b − c)/Z for circuits of one domain size,
 /// computed on one device with every intermediate kept there: the twiddle
-/// tables are built once, the buffers reused for each circuit. `lean` takes
-/// three n-scalar buffers instead of five, allocated by each call and freed
-/// by the next (or release()), for cards that cannot hold five beside the
-/// SRS: its calls cannot overlap the caller's H MSMs (quotient.cu).
+/// tables are built once, the buffers reused for each circuit, in one of
+/// three layouts (quotient_layout). Lean and spilled calls cannot overlap
+/// the caller's H MSMs.
 class quotient_engine {
 public:
-    quotient_engine(int32_t device, uint32_t log_n, bool lean = false);
+    quotient_engine(int32_t device, uint32_t log_n, quotient_layout layout = quotient_layout::overlapped);
     ~quotient_engine();
     quotient_engine(const quotient_engine&) = delete;
     quotient_engine& operator=(const quotient_engine&) = delete;
@@ -99,7 +119,7 @@ public:
     /// run is in flight on another thread.
     void upload(const DeviceArray& dst, const void* host);
 
-    /// Whether the engine is lean (one h at a time).
+    /// Whether the engine holds one h at a time (lean or spilled).
     bool lean() const;
 
     /// Lean: frees the buffers, the last h with them, so what comes after

@@ -7,6 +7,11 @@
 //!     when its h has been read; in-place transforms; calls one after the
 //!     other. 2^27 takes 12.9 GB instead of 21.5 GB (with the twiddles,
 //!     15.0 instead of 23.6): what a 24 GB card can hold beside a shape.
+//!   - spilled: as lean with two buffers: c = a·b waits in pinned host
+//!     memory while a and b are transformed, and the twiddles are built by
+//!     each call once the witness is gone. 2^27 peaks at 12.9 GB (the
+//!     witness with a and b) instead of 15.0 + the witness's phase beside
+//!     the twiddles kept: what a 16 GB card can hold.
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -69,6 +74,8 @@ struct quotient_engine::state {
     int32_t device;
     uint32_t log_n;
     uint64_t n;
+    quotient_layout layout;
+    /// One h at a time (lean or spilled).
     bool lean;
     /// Transforms run on `s`, uploads on `copy`, so the upload of b
     /// overlaps a's transforms.
@@ -79,7 +86,13 @@ struct quotient_engine::state {
     /// circuit's. Lean: a holds h; null between calls.
     scalars a, b, c, t[2];
     unsigned slot = 0;
-    ntt::domain dom;
+    /// The transforms' tables: kept, but built by each spilled call and
+    /// freed when it ends.
+    std::unique_ptr<ntt::domain> dom;
+    /// Spilled: c's n scalars while a and b are transformed (pinned, so the
+    /// device writes and reads them across the bus).
+    std::unique_ptr<pinned_memory> spill;
+    cuda::event spilled, freed;
     fr_t z_inv;
     /// The arrays over the results: overlapped, one per t[k], made once,
     /// since the caller still reads one while the next call runs; lean,
@@ -100,11 +113,16 @@ struct quotient_engine::state {
     /// succeeded and kept them.
     uint64_t witness_len = 0;
 
-    state(int32_t id, uint32_t log, bool lean_layout)
-        : device(id), log_n(log), n(uint64_t(1) << log), lean(lean_layout), dom(log, s),
+    state(int32_t id, uint32_t log, quotient_layout l)
+        : device(id), log_n(log), n(uint64_t(1) << log), layout(l), lean(l != quotient_layout::overlapped),
           stage_len(stage_bytes(n)), stage{pinned_memory(stage_len), pinned_memory(stage_len)} {
         const fr_t g = fr_t::from_u32(ff::fr_params::GENERATOR);
         z_inv = (pow2_power(g, log_n) - fr_t::one()).inverse();
+        if (layout == quotient_layout::spilled) {
+            spill = std::make_unique<pinned_memory>(n * sizeof(fr_t));
+            return;
+        }
+        dom = std::make_unique<ntt::domain>(log, s);
         if (lean) return;
         a = scalar_buffer(n);
         b = scalar_buffer(n);
@@ -116,14 +134,17 @@ struct quotient_engine::state {
     }
 
     /// Lean: frees the buffers, the last h with them, once the queued work
-    /// is done. Overlapped: nothing (they are kept).
+    /// is done (spilled: the twiddles too). Overlapped: nothing (they are
+    /// kept).
     void release() {
         if (!lean) return;
         s.sync();
+        copy.sync();
         result[0].reset();
         a.reset();
         b.reset();
         c.reset();
+        if (layout == quotient_layout::spilled) dom.reset();
     }
 
     /// The array over this call's h: overlapped, the slot's; lean, a new
@@ -177,10 +198,17 @@ struct quotient_engine::state {
         upload_staged(witness.witness() + num_inputs, aux, num_aux * sizeof(fr_t));
     }
 
-    /// out = in·b elementwise, on the transform stream.
-    void product(fr_t* out, const fr_t* in, const fr_t* rhs) {
-        product_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, s>>>(out, in, rhs, n);
+    /// out = in·rhs elementwise, on stream `on` (the transform stream by
+    /// default).
+    void product(fr_t* out, const fr_t* in, const fr_t* rhs, cudaStream_t on = nullptr) {
+        product_kernel<<<cuda::blocks_for(n, THREADS), THREADS, 0, on ? on : cudaStream_t(s)>>>(out, in, rhs, n);
         CUZK_LAUNCHED();
+    }
+
+    /// Makes stream `later` wait for the work queued on `earlier` so far.
+    void order(cudaStream_t earlier, cudaStream_t later, cudaEvent_t ev) {
+        CUZK_CUDA(cudaEventRecord(ev, earlier));
+        CUZK_CUDA(cudaStreamWaitEvent(later, ev, 0));
     }
 
     /// r = (r − c)·z_inv, on the transform stream.
@@ -192,8 +220,8 @@ struct quotient_engine::state {
     /// Overlapped: buf's evaluations on the domain to its evaluations on
     /// the coset, through t[slot].
     void move_to_coset(fr_t* buf) {
-        dom.run(buf, t[slot]->get(), true, false, s);
-        dom.run(t[slot]->get(), buf, false, true, s);
+        dom->run(buf, t[slot]->get(), true, false, s);
+        dom->run(t[slot]->get(), buf, false, true, s);
     }
 
     /// Overlapped: h's coefficients into t[slot], from a and b on the coset
@@ -205,8 +233,8 @@ struct quotient_engine::state {
     /// only, not its coset values.
     void divide_to_h() {
         product(a->get(), a->get(), b->get());
-        dom.run(c->get(), b->get(), true, false, s);
-        dom.run(a->get(), t[slot]->get(), true, true, s);
+        dom->run(c->get(), b->get(), true, false, s);
+        dom->run(a->get(), t[slot]->get(), true, true, s);
         subtract_scaled(t[slot]->get(), b->get());
     }
 
@@ -222,19 +250,51 @@ struct quotient_engine::state {
     /// in place, c allocated here (after the witness was freed) and b and c
     /// freed when done.
     const DeviceArray& lean_h() {
+        if (layout == quotient_layout::spilled) return spilled_h();
         c = scalar_buffer(n);
         product(c->get(), a->get(), b->get());
         for (fr_t* buf : {a->get(), b->get()}) {
-            dom.run_in_place(buf, true, false, s);
-            dom.run_in_place(buf, false, true, s);
+            dom->run_in_place(buf, true, false, s);
+            dom->run_in_place(buf, false, true, s);
         }
         product(a->get(), a->get(), b->get());
-        dom.run_in_place(a->get(), true, true, s);
-        dom.run_in_place(c->get(), true, false, s);
+        dom->run_in_place(a->get(), true, true, s);
+        dom->run_in_place(c->get(), true, false, s);
         subtract_scaled(a->get(), c->get());
         s.sync();
         b.reset();
         c.reset();
+        return publish();
+    }
+
+    /// Spilled: as lean_h with two device buffers. The product kernel
+    /// writes c = a·b across the bus into pinned host memory (on the copy
+    /// stream, while the twiddles are built); a and b go to the coset and
+    /// their product into a, which frees b's buffer for c to come back to
+    /// while a's inverse transform runs. c's round trip is what the layout
+    /// costs: 2 × 4.3 GB of bus traffic per circuit at 2^27.
+    const DeviceArray& spilled_h() {
+        void* mapped = nullptr;
+        CUZK_CUDA(cudaHostGetDevicePointer(&mapped, spill->data(), 0));
+        order(s, copy, spilled);
+        product(static_cast<fr_t*>(mapped), a->get(), b->get(), copy);
+        CUZK_CUDA(cudaEventRecord(spilled, copy));
+        dom = std::make_unique<ntt::domain>(log_n, s);
+        CUZK_CUDA(cudaStreamWaitEvent(s, spilled, 0));
+        for (fr_t* buf : {a->get(), b->get()}) {
+            dom->run_in_place(buf, true, false, s);
+            dom->run_in_place(buf, false, true, s);
+        }
+        product(a->get(), a->get(), b->get());
+        order(s, copy, freed);
+        CUZK_CUDA(cudaMemcpyAsync(b->get(), spill->data(), n * sizeof(fr_t), cudaMemcpyHostToDevice, copy));
+        dom->run_in_place(a->get(), true, true, s);
+        wait_for_uploads();
+        dom->run_in_place(b->get(), true, false, s);
+        subtract_scaled(a->get(), b->get());
+        s.sync();
+        b.reset();
+        dom.reset();
         return publish();
     }
 };
@@ -256,14 +316,14 @@ idle_states& idle() {
 
 }  // namespace
 
-quotient_engine::quotient_engine(int32_t device, uint32_t log_n, bool lean) {
+quotient_engine::quotient_engine(int32_t device, uint32_t log_n, quotient_layout layout) {
     if (log_n > ntt::TWO_ADICITY) throw_invalid("quotient: domain 2^" + std::to_string(log_n) + " too large");
     cuda::use_device(device);
     {
         idle_states& pool = idle();
         std::lock_guard<std::mutex> guard(pool.lock);
         for (auto& st : pool.states) {
-            if (st && st->device == device && st->log_n == log_n && st->lean == lean) {
+            if (st && st->device == device && st->log_n == log_n && st->layout == layout) {
                 s_ = std::move(st);
                 break;
             }
@@ -274,7 +334,7 @@ quotient_engine::quotient_engine(int32_t device, uint32_t log_n, bool lean) {
         }
         pool.states.erase(std::remove(pool.states.begin(), pool.states.end(), nullptr), pool.states.end());
     }
-    if (!s_) s_ = std::make_unique<state>(device, log_n, lean);
+    if (!s_) s_ = std::make_unique<state>(device, log_n, layout);
 }
 
 quotient_engine::~quotient_engine() {
@@ -351,8 +411,8 @@ const DeviceArray& quotient_engine::run(const uint64_t* a, const uint64_t* b, ui
     // a's values go to c's buffer, where they wait for b's to make c = a·b
     // on the domain; a's transforms to the coset run while b uploads.
     st.upload_evaluations(st.c->get(), a, m);
-    st.dom.run(st.c->get(), h, true, false, st.s);
-    st.dom.run(h, st.a->get(), false, true, st.s);
+    st.dom->run(st.c->get(), h, true, false, st.s);
+    st.dom->run(h, st.a->get(), false, true, st.s);
     st.upload_evaluations(st.b->get(), b, m);
     if (host_read) host_read();
     st.product(st.c->get(), st.c->get(), st.b->get());

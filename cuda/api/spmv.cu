@@ -6,6 +6,8 @@
 //! device memory and of each row's reads instead of 8, and the upload is a
 //! plain copy of the host arrays with no widened host copy.
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "../util/r1cs.hpp"
@@ -15,44 +17,135 @@
 
 namespace cuzk {
 
-/// One matrix on the device; only the index array of the shape's width is filled.
+/// Host ranges registered with the driver, counted: a registration is
+/// process-wide (portable, every device's context sees it), and the shape
+/// of one recording on two GPUs registers the same arrays twice, which the
+/// driver refuses; the last user unregisters.
+class host_registrations {
+public:
+    /// Registers [p, p + bytes) or counts one more user of it; false when
+    /// the driver refuses because the range shares a page with another
+    /// registered array (small arrays of one allocation can): that array
+    /// is copied to the device instead.
+    static bool acquire(void* p, size_t bytes) {
+        std::lock_guard<std::mutex> guard(lock());
+        auto it = counts().find(p);
+        if (it != counts().end()) {
+            it->second++;
+            return true;
+        }
+        const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+        if (e == cudaErrorHostMemoryAlreadyRegistered) {
+            cudaGetLastError();
+            return false;
+        }
+        CUZK_CUDA(e);
+        counts()[p] = 1;
+        return true;
+    }
+    static void release(void* p) {
+        std::lock_guard<std::mutex> guard(lock());
+        auto it = counts().find(p);
+        if (it == counts().end() || --it->second > 0) return;
+        counts().erase(it);
+        cudaHostUnregister(p);
+    }
+
+private:
+    static std::mutex& lock() {
+        static std::mutex m;
+        return m;
+    }
+    static std::map<void*, unsigned>& counts() {
+        static std::map<void*, unsigned> c;
+        return c;
+    }
+};
+
+/// One array of a matrix where the device reads it: copied into device
+/// memory, or left in host memory that the driver pins and maps in place,
+/// so the device reads it across the bus and the card keeps the memory
+/// (a 2^27 shape is ~5.9 GB, more than a 16 GB card can spare beside the
+/// witness and the quotient). The host array must outlive it: the Rust
+/// side keeps its recording for as long as the shape (cuzk-ffi's MappedShape).
+template <class T>
+class shape_array {
+public:
+    shape_array(const T* host, size_t n, bool on_host) : n_(n) {
+        if (n == 0) return;
+        const size_t bytes = n * sizeof(T);
+        void* p = const_cast<T*>(host);
+        if (!on_host || !host_registrations::acquire(p, bytes)) {
+            stored_ = std::make_unique<cuda::buffer<T>>(n);
+            CUZK_CUDA(cudaMemcpy(stored_->get(), host, bytes, cudaMemcpyHostToDevice));
+            ptr_ = stored_->get();
+            return;
+        }
+        host_ = p;
+        void* mapped = nullptr;
+        const cudaError_t e = cudaHostGetDevicePointer(&mapped, p, 0);
+        if (e != cudaSuccess) {
+            host_registrations::release(p);
+            host_ = nullptr;
+            CUZK_CUDA(e);
+        }
+        ptr_ = static_cast<const T*>(mapped);
+    }
+    ~shape_array() {
+        if (host_) host_registrations::release(host_);
+    }
+    shape_array(const shape_array&) = delete;
+    shape_array& operator=(const shape_array&) = delete;
+
+    const T* get() const { return ptr_; }
+    size_t size() const { return n_; }
+    /// Bytes the device reads across the bus.
+    uint64_t host_bytes() const { return host_ ? n_ * sizeof(T) : 0; }
+
+private:
+    size_t n_;
+    const T* ptr_ = nullptr;
+    void* host_ = nullptr;
+    std::unique_ptr<cuda::buffer<T>> stored_;
+};
+
+/// One matrix; only the index array of the shape's width is filled.
 struct device_matrix {
-    cuda::buffer<uint32_t> row_ptr, cols;
-    cuda::buffer<uint16_t> narrow;
-    cuda::buffer<uint32_t> wide;
+    shape_array<uint32_t> row_ptr, cols;
+    shape_array<uint16_t> narrow;
+    shape_array<uint32_t> wide;
 
-    device_matrix(const R1csMatrix& m, bool is_wide)
-        : row_ptr(m.row_ptr.size()),
-          cols(m.cols.size()),
-          narrow(is_wide ? 0 : m.cols.size()),
-          wide(is_wide ? m.cols.size() : 0) {
-        copy(row_ptr.get(), m.row_ptr.data(), m.row_ptr.size() * sizeof(uint32_t));
-        copy(cols.get(), m.cols.data(), m.cols.size() * sizeof(uint32_t));
-        if (is_wide) copy(wide.get(), m.wide.data(), m.cols.size() * sizeof(uint32_t));
-        else copy(narrow.get(), m.narrow.data(), m.cols.size() * sizeof(uint16_t));
-    }
-
-    static void copy(void* dst, const void* src, size_t bytes) {
-        if (bytes != 0) CUZK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-    }
+    device_matrix(const R1csMatrix& m, bool is_wide, bool on_host)
+        : row_ptr(m.row_ptr.data(), m.row_ptr.size(), on_host),
+          cols(m.cols.data(), m.cols.size(), on_host),
+          narrow(m.narrow.data(), is_wide ? 0 : m.cols.size(), on_host),
+          wide(m.wide.data(), is_wide ? m.cols.size() : 0, on_host) {}
 
     template <class K>
     spmv::csr_view<K> view() const {
         if constexpr (sizeof(K) == 2) return {row_ptr.get(), cols.get(), narrow.get()};
         else return {row_ptr.get(), cols.get(), wide.get()};
     }
+
+    uint64_t host_bytes() const {
+        return row_ptr.host_bytes() + cols.host_bytes() + narrow.host_bytes() + wide.host_bytes();
+    }
 };
 
 struct DeviceR1cs::state {
     device_matrix a, b, c;
-    cuda::buffer<ff::fr_t> table;
+    /// The coefficient table stays in device memory either way: every
+    /// nonzero's term reads it.
+    shape_array<ff::fr_t> table;
     bool wide;
 
     state(const R1csMatrix& ma, const R1csMatrix& mb, const R1csMatrix& mc, rust::Slice<const uint64_t> coefficients,
-          bool is_wide)
-        : a(ma, is_wide), b(mb, is_wide), c(mc, is_wide), table(coefficients.size() / 4), wide(is_wide) {
-        device_matrix::copy(table.get(), coefficients.data(), coefficients.size() * sizeof(uint64_t));
-    }
+          bool is_wide, bool on_host)
+        : a(ma, is_wide, on_host),
+          b(mb, is_wide, on_host),
+          c(mc, is_wide, on_host),
+          table(reinterpret_cast<const ff::fr_t*>(coefficients.data()), coefficients.size() / 4, false),
+          wide(is_wide) {}
 
     template <class K>
     spmv::r1cs_view<K> view(uint32_t rows) const {
@@ -60,9 +153,9 @@ struct DeviceR1cs::state {
     }
 };
 
-DeviceR1cs::DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux,
+DeviceR1cs::DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, bool on_host,
                        std::unique_ptr<state> s)
-    : device_(device), rows_(rows), num_inputs_(num_inputs), num_aux_(num_aux), s_(std::move(s)) {}
+    : device_(device), rows_(rows), num_inputs_(num_inputs), num_aux_(num_aux), on_host_(on_host), s_(std::move(s)) {}
 
 DeviceR1cs::~DeviceR1cs() {
     // The arrays are freed on their own device, whichever is current here.
@@ -129,14 +222,35 @@ void check_rows(const scratch& sc, cudaStream_t s) {
 
 }  // namespace spmv
 
-std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t device, const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
-                                        rust::Slice<const uint64_t> coefficients, uint64_t num_inputs,
-                                        uint64_t num_aux) {
+namespace {
+
+std::unique_ptr<DeviceR1cs> place(int32_t device, const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
+                                  rust::Slice<const uint64_t> coefficients, uint64_t num_inputs, uint64_t num_aux,
+                                  bool on_host) {
     const r1cs_layout layout =
         check_r1cs(r1cs_view_of(a), r1cs_view_of(b), r1cs_view_of(c), span_of(coefficients), num_inputs, num_aux);
     cuda::use_device(device);
-    auto st = std::make_unique<DeviceR1cs::state>(a, b, c, coefficients, layout.wide);
-    return std::make_unique<DeviceR1cs>(device, layout.rows, num_inputs, num_aux, std::move(st));
+    auto st = std::make_unique<DeviceR1cs::state>(a, b, c, coefficients, layout.wide, on_host);
+    return std::make_unique<DeviceR1cs>(device, layout.rows, num_inputs, num_aux, on_host, std::move(st));
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t device, const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
+                                        rust::Slice<const uint64_t> coefficients, uint64_t num_inputs,
+                                        uint64_t num_aux) {
+    return place(device, a, b, c, coefficients, num_inputs, num_aux, false);
+}
+
+std::unique_ptr<DeviceR1cs> r1cs_upload_mapped(int32_t device, const R1csMatrix& a, const R1csMatrix& b,
+                                               const R1csMatrix& c, rust::Slice<const uint64_t> coefficients,
+                                               uint64_t num_inputs, uint64_t num_aux) {
+    return place(device, a, b, c, coefficients, num_inputs, num_aux, true);
+}
+
+uint64_t r1cs_host_bytes(const DeviceR1cs& shape) {
+    const DeviceR1cs::state& st = shape.arrays();
+    return st.a.host_bytes() + st.b.host_bytes() + st.c.host_bytes();
 }
 
 void r1cs_evaluate(const DeviceR1cs& shape, rust::Slice<const uint64_t> inputs, rust::Slice<const uint64_t> aux,

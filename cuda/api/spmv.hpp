@@ -19,14 +19,17 @@ struct R1csMatrix;
 /// The matrices A, B, C of one circuit shape (CSR over the column space
 /// inputs-then-aux, coefficient indices as recorded: 16 or 32 bits) and
 /// their coefficient table (Montgomery Fr), uploaded once and read by every
-/// evaluation. Immutable after construction; each evaluation brings its own
-/// scratch memory, so several threads may evaluate one shape at once.
+/// evaluation, or (on_host) left in the caller's host memory, pinned and
+/// mapped, and read across the bus by every evaluation. Immutable after
+/// construction; each evaluation brings its own scratch memory, so several
+/// threads may evaluate one shape at once.
 class DeviceR1cs {
 public:
     /// The device arrays (cuda/api/spmv.cuh).
     struct state;
 
-    DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, std::unique_ptr<state> s);
+    DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, bool on_host,
+               std::unique_ptr<state> s);
     ~DeviceR1cs();
     DeviceR1cs(const DeviceR1cs&) = delete;
     DeviceR1cs& operator=(const DeviceR1cs&) = delete;
@@ -37,11 +40,14 @@ public:
     /// Public inputs, the constant one included.
     uint64_t num_inputs() const { return num_inputs_; }
     uint64_t num_aux() const { return num_aux_; }
+    /// Whether the matrices stay in host memory (read across the bus).
+    bool on_host() const { return on_host_; }
     const state& arrays() const { return *s_; }
 
 private:
     int32_t device_;
     uint64_t rows_, num_inputs_, num_aux_;
+    bool on_host_;
     std::unique_ptr<state> s_;
 };
 
@@ -51,6 +57,17 @@ private:
 std::unique_ptr<DeviceR1cs> r1cs_upload(int32_t device, const R1csMatrix& a, const R1csMatrix& b, const R1csMatrix& c,
                                         rust::Slice<const uint64_t> coefficients, uint64_t num_inputs,
                                         uint64_t num_aux);
+
+/// As r1cs_upload with the matrices left where they are, registered with
+/// the driver (pinned and mapped); the caller keeps them allocated and
+/// unchanged until the shape is destroyed.
+std::unique_ptr<DeviceR1cs> r1cs_upload_mapped(int32_t device, const R1csMatrix& a, const R1csMatrix& b,
+                                               const R1csMatrix& c, rust::Slice<const uint64_t> coefficients,
+                                               uint64_t num_inputs, uint64_t num_aux);
+
+/// Bytes of the shape's matrices that its device reads from host memory
+/// (arrays that share a page with another registered one are copied).
+uint64_t r1cs_host_bytes(const DeviceR1cs& shape);
 
 /// a, b, c (one scalar per row each) of the witness on the shape's device;
 /// fails with `unsatisfied(row=R)` naming the lowest row where a·b ≠ c (the

@@ -184,6 +184,23 @@ pub mod ffi {
             num_inputs: u64,
             num_aux: u64,
         ) -> Result<UniquePtr<DeviceR1cs>>;
+        /// As r1cs_upload, the matrices left in host memory that the driver pins and maps,
+        /// read across the bus by every evaluation (the coefficient table is copied).
+        ///
+        /// # Safety
+        /// The matrices' arrays must stay allocated and unchanged until the shape is
+        /// destroyed: [`crate::MappedR1cs`] keeps their owner for as long.
+        unsafe fn r1cs_upload_mapped<'a>(
+            device: i32,
+            a: &R1csMatrix<'a>,
+            b: &R1csMatrix<'a>,
+            c: &R1csMatrix<'a>,
+            coefficients: &[u64],
+            num_inputs: u64,
+            num_aux: u64,
+        ) -> Result<UniquePtr<DeviceR1cs>>;
+        /// Bytes of the shape's matrices that its device reads from host memory.
+        fn r1cs_host_bytes(shape: &DeviceR1cs) -> u64;
         /// a = A·w, b = B·w, c = C·w on the shape's device, one scalar per row each;
         /// `unsatisfied(row=R)` names the lowest row where a·b ≠ c.
         fn r1cs_evaluate(
@@ -263,8 +280,8 @@ pub mod ffi {
         /// Uploads an SRS: `vk` is alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 as affine limbs;
         /// `resident` the queries to keep in device memory (bits: h 1, l 2, a 4, b_g1 8, b_g2 16;
         /// one that does not fit is streamed), the rest streamed from pinned host memory;
-        /// `lean_quotient` whether proofs compute H with three device buffers instead of five
-        /// (cuda/api/quotient.cu); `working_set` the device bytes a call needs beside the SRS (the
+        /// `quotient_layout` how proofs compute H (0 overlapped: five device buffers; 1 lean:
+        /// three; 2 spilled: two and c in pinned host memory; cuda/api/quotient.cu); `working_set` the device bytes a call needs beside the SRS (the
         /// h query's MSM table takes only memory beyond it); `stream_chunk` bases per streamed
         /// chunk (0 for the default).
         #[allow(clippy::too_many_arguments)]
@@ -277,7 +294,7 @@ pub mod ffi {
             b_g1: &[u64],
             b_g2: &[u64],
             resident: u8,
-            lean_quotient: bool,
+            quotient_layout: u8,
             working_set: u64,
             stream_chunk: u64,
         ) -> Result<UniquePtr<Groth16Srs>>;
@@ -348,6 +365,43 @@ unsafe impl Sync for ffi::Groth16Srs {}
 unsafe impl Send for ffi::DeviceR1cs {}
 // SAFETY: as for Send.
 unsafe impl Sync for ffi::DeviceR1cs {}
+
+/// A shape whose matrices stay in host memory (ffi::r1cs_upload_mapped),
+/// holding the owner of those arrays for as long as the device reads them.
+pub struct MappedR1cs {
+    // Declared first: dropped (the arrays unregistered) before the owner.
+    raw: UniquePtr<ffi::DeviceR1cs>,
+    _owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+}
+
+/// The matrices A, B, C of a shape and its coefficient limbs, borrowed
+/// from their owner.
+pub type MatrixViews<'a> = ([ffi::R1csMatrix<'a>; 3], &'a [u64]);
+
+impl MappedR1cs {
+    /// Maps the shape that `view` finds in `owner` for `device`. The
+    /// owner's arrays must not change while it is shared (no interior
+    /// mutability behind `view`'s slices): a recording is immutable.
+    pub fn new<O: Send + Sync + 'static>(
+        device: i32,
+        owner: std::sync::Arc<O>,
+        view: impl for<'a> FnOnce(&'a O) -> MatrixViews<'a>,
+        num_inputs: u64,
+        num_aux: u64,
+    ) -> Result<MappedR1cs, cxx::Exception> {
+        let ([a, b, c], coefficients) = view(&owner);
+        // SAFETY: the slices borrow from `owner`'s contents, which the Arc
+        // keeps at one address, allocated and (shared, immutable) unchanged
+        // until `raw` is dropped, which the field order puts first.
+        let raw = unsafe { ffi::r1cs_upload_mapped(device, &a, &b, &c, coefficients, num_inputs, num_aux)? };
+        Ok(MappedR1cs { raw, _owner: owner })
+    }
+
+    /// The shape, for evaluations and proofs.
+    pub fn shape(&self) -> &ffi::DeviceR1cs {
+        &self.raw
+    }
+}
 
 // The C++ side asserts the same size (cpp/groth16/prove.cpp).
 const _: () = assert!(std::mem::size_of::<ffi::Groth16Timings>() == 96);

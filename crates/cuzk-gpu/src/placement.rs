@@ -12,7 +12,10 @@
 //! failed out of device memory. The plan keeps the working set free first
 //! and fills what is left with the queries whose streaming would cost the
 //! most bus traffic per call; the lean quotient is taken where its memory
-//! buys more than the overlap it gives up.
+//! buys more than the overlap it gives up. A 16 GB card holds a 2^27 call
+//! only with the spilled quotient (two buffers, c in host memory) and the
+//! recorded shape's matrices left in host memory (read across the bus):
+//! ~15.3 GB.
 
 use std::fmt;
 
@@ -194,18 +197,38 @@ pub enum QuotientLayout {
     /// Three, allocated as a call needs them (the third once the witness is
     /// freed): 60 % of the buffers, one circuit after the other.
     Lean,
+    /// Two, with c = a·b waiting in pinned host memory while a and b are
+    /// transformed, and the twiddles built by each call (not kept beside
+    /// the witness): for cards that cannot hold the lean layout.
+    Spilled,
 }
 
 impl QuotientLayout {
-    /// Both, the overlapped one first (preferred at equal cost).
-    pub const ALL: [QuotientLayout; 2] = [QuotientLayout::Overlapped, QuotientLayout::Lean];
+    /// Every layout, the overlapped one first (preferred at equal cost).
+    pub const ALL: [QuotientLayout; 3] = [QuotientLayout::Overlapped, QuotientLayout::Lean, QuotientLayout::Spilled];
 
     /// Its n-scalar buffers.
     fn buffers(self) -> u64 {
         match self {
             QuotientLayout::Overlapped => 5,
             QuotientLayout::Lean => 3,
+            QuotientLayout::Spilled => 2,
         }
+    }
+
+    /// The bridge's number (cuda/api/groth16.hpp's quotient_layout).
+    pub fn bits(self) -> u8 {
+        match self {
+            QuotientLayout::Overlapped => 0,
+            QuotientLayout::Lean => 1,
+            QuotientLayout::Spilled => 2,
+        }
+    }
+
+    /// Whether a call computes one circuit's H at a time (no overlap with
+    /// the H MSMs).
+    pub fn one_at_a_time(self) -> bool {
+        self != QuotientLayout::Overlapped
     }
 
     /// What it costs a call of [`CIRCUITS_PER_CALL`] circuits, in bus
@@ -215,10 +238,12 @@ impl QuotientLayout {
     /// buffers (12.9 GB at 2^27, ~0.25 s of a PCIe 5 bus, about what the
     /// quotient's transforms and products take on an H100). An estimate, to
     /// be corrected by measurement (docs/PERF.md).
+    /// Spilled: that, and c's round trip over the bus per circuit.
     fn cost(self, n: u64) -> u64 {
         match self {
             QuotientLayout::Overlapped => 0,
             QuotientLayout::Lean => CIRCUITS_PER_CALL * 3 * SCALAR_BYTES * n,
+            QuotientLayout::Spilled => CIRCUITS_PER_CALL * 5 * SCALAR_BYTES * n,
         }
     }
 }
@@ -228,6 +253,7 @@ impl fmt::Display for QuotientLayout {
         f.write_str(match self {
             QuotientLayout::Overlapped => "overlapped",
             QuotientLayout::Lean => "lean",
+            QuotientLayout::Spilled => "spilled",
         })
     }
 }
@@ -252,7 +278,8 @@ pub struct WorkingSet {
     pub witness: u64,
     /// A recorded shape's matrices (uploaded when the recording is ready,
     /// after the SRS): 48 bytes per domain element, an estimate above the
-    /// 32 GiB PoRep's 44 (5.93 GB for 2^27).
+    /// 32 GiB PoRep's 44 (5.93 GB for 2^27); none when they stay in host
+    /// memory ([`WorkingSet::with_shape_on_host`]).
     pub shape: u64,
     /// B's scalars on the device, whole, when either B query is resident:
     /// compacted there by its density when both are, made on the host and
@@ -285,7 +312,7 @@ impl WorkingSet {
             quotient: layout.buffers() * SCALAR_BYTES * n,
             twiddles: SCALAR_BYTES * (n / 2 + 1),
             witness: (SCALAR_BYTES + 1) * vars,
-            shape: 48 * n,
+            shape: Self::shape_bytes(n),
             b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n,
             msm_reserve: total / 64,
@@ -294,28 +321,50 @@ impl WorkingSet {
         }
     }
 
+    /// The same with the shape's matrices left in host memory
+    /// (DeviceShape::map): none of their bytes on the device.
+    pub fn with_shape_on_host(mut self) -> WorkingSet {
+        self.shape = 0;
+        self
+    }
+
+    /// Bytes of the shape's matrices when on the device: what leaving them
+    /// in host memory moves over the bus per circuit.
+    fn shape_bytes(n: u64) -> u64 {
+        48 * n
+    }
+
     /// Its bytes: the most that is live at once. Overlapped, everything
     /// may be (the buffers are kept and H overlaps the MSMs). Lean, the
     /// phases of a circuit follow one another: the witness with a and b
     /// (the shape's products), then a, b and c (the transforms), then h
     /// with an MSM's temporaries, then the aux window and B's scalars with
-    /// them; the shape, the twiddles and the reserves throughout.
+    /// them; the shape, the twiddles and the reserves throughout. Spilled,
+    /// the same phases with two buffers in the transforms, and the
+    /// twiddles only there.
     pub fn total(&self) -> u64 {
-        let always = self.reserve + self.msm_reserve + self.shape + self.twiddles;
-        match self.layout {
-            QuotientLayout::Overlapped => {
-                always + self.quotient + self.witness + self.b_scalars + self.msm + self.staging
-            }
-            QuotientLayout::Lean => {
-                let scalars = self.quotient / QuotientLayout::Lean.buffers();
-                let phases = [
-                    self.witness + 2 * scalars,
-                    self.quotient,
-                    scalars + self.msm + self.staging,
-                    self.witness + self.b_scalars + self.msm + self.staging,
-                ];
-                always + phases.into_iter().max().unwrap_or(0)
-            }
+        let always = self.reserve + self.msm_reserve + self.shape;
+        if self.layout == QuotientLayout::Overlapped {
+            return always + self.twiddles + self.quotient + self.witness + self.b_scalars + self.msm + self.staging;
+        }
+        let scalars = self.quotient / self.layout.buffers();
+        let kept = self.kept_twiddles();
+        let phases = [
+            kept + self.witness + 2 * scalars,
+            self.twiddles + self.quotient,
+            kept + scalars + self.msm + self.staging,
+            kept + self.witness + self.b_scalars + self.msm + self.staging,
+        ];
+        always + phases.into_iter().max().unwrap_or(0)
+    }
+
+    /// The twiddles while no transform runs: kept by every layout but the
+    /// spilled one.
+    fn kept_twiddles(&self) -> u64 {
+        if self.layout == QuotientLayout::Spilled {
+            0
+        } else {
+            self.twiddles
         }
     }
 }
@@ -327,6 +376,9 @@ pub struct Placement {
     pub resident: QuerySet,
     /// How proofs compute H.
     pub quotient: QuotientLayout,
+    /// Whether a recorded shape's matrices stay in host memory
+    /// (DeviceShape::map), read across the bus by each circuit's a, b, c.
+    pub shape_on_host: bool,
     /// Bytes of the resident bases.
     pub resident_bytes: u64,
     /// Bytes of the streamed bases (each moved over the bus at least once
@@ -345,6 +397,11 @@ impl Placement {
     pub fn peak(&self) -> u64 {
         self.resident_bytes + self.working_set.total()
     }
+
+    /// The same with a recorded shape's matrices left in host memory.
+    pub fn with_shape_on_host(self) -> Placement {
+        Placement { shape_on_host: true, working_set: self.working_set.with_shape_on_host(), ..self }
+    }
 }
 
 impl fmt::Display for Placement {
@@ -352,12 +409,13 @@ impl fmt::Display for Placement {
         const GB: f64 = 1e9;
         write!(
             f,
-            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), quotient {}, working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
+            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), quotient {}, shape {}, working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
             self.resident,
             self.resident_bytes as f64 / GB,
             self.resident.complement(),
             self.streamed_bytes as f64 / GB,
             self.quotient,
+            if self.shape_on_host { "in host memory" } else { "on the device" },
             self.working_set.total() as f64 / GB,
             self.free as f64 / GB,
             self.total as f64 / GB,
@@ -372,6 +430,7 @@ pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, quoti
     Placement {
         resident,
         quotient,
+        shape_on_host: false,
         resident_bytes: resident.bytes(sizes),
         streamed_bytes: resident.complement().bytes(sizes),
         working_set: WorkingSet::of(sizes, total, resident, quotient),
@@ -384,11 +443,12 @@ pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, quoti
 /// bytes, where `held` more bytes must stay free for calls over other SRSs
 /// already placed there (their working sets beyond this one's).
 ///
-/// Of the placements (resident queries and quotient layout) whose bases
-/// and working set fit, the one that costs the least per call is taken:
-/// the bus traffic of its streamed queries and the lean quotient's
-/// [`QuotientLayout::cost`] (ties: the overlapped layout, then the most
-/// resident bytes). A device that cannot hold one call's working set even
+/// Of the placements (resident queries, quotient layout, shape on the
+/// device or in host memory) whose bases and working set fit, the one that
+/// costs the least per call is taken: the bus traffic of its streamed
+/// queries, of a shape read from host memory, and the one-at-a-time
+/// quotients' [`QuotientLayout::cost`] (ties: the earlier layout, the shape
+/// on the device, then the most resident bytes). A device that cannot hold one call's working set even
 /// with every query streamed and the lean quotient gets a typed error
 /// saying how much it needs: such a call would fail out of memory on its
 /// first proof.
@@ -397,28 +457,41 @@ pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placem
     let n = sizes.h as u64 + 1;
     let mut best: Option<(u64, Placement)> = None;
     for layout in QuotientLayout::ALL {
-        // From every query resident down, so that ties keep the most
-        // resident (empty queries cost nothing either way, but streaming
-        // needs staging).
-        for bits in (0..=QuerySet::ALL.bits()).rev() {
-            let resident = QuerySet::from_bits(bits);
-            let candidate = forced(sizes, free, total, resident, layout);
-            if candidate.resident_bytes.saturating_add(candidate.working_set.total()) > room {
-                continue;
-            }
-            let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
-            let cost = streaming + layout.cost(n);
-            let better = match &best {
-                None => true,
-                Some((c, p)) => cost < *c || (cost == *c && p.quotient == layout && candidate.resident_bytes > p.resident_bytes),
-            };
-            if better {
-                best = Some((cost, candidate));
+        for shape_on_host in [false, true] {
+            // From every query resident down, so that ties keep the most
+            // resident (empty queries cost nothing either way, but
+            // streaming needs staging).
+            for bits in (0..=QuerySet::ALL.bits()).rev() {
+                let resident = QuerySet::from_bits(bits);
+                let mut candidate = forced(sizes, free, total, resident, layout);
+                if shape_on_host {
+                    candidate = candidate.with_shape_on_host();
+                }
+                if candidate.resident_bytes.saturating_add(candidate.working_set.total()) > room {
+                    continue;
+                }
+                let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
+                let shape = if shape_on_host { CIRCUITS_PER_CALL * WorkingSet::shape_bytes(n) } else { 0 };
+                let cost = streaming + shape + layout.cost(n);
+                let better = match &best {
+                    None => true,
+                    Some((c, p)) => {
+                        cost < *c
+                            || (cost == *c
+                                && p.quotient == layout
+                                && p.shape_on_host == shape_on_host
+                                && candidate.resident_bytes > p.resident_bytes)
+                    }
+                };
+                if better {
+                    best = Some((cost, candidate));
+                }
             }
         }
     }
     best.map(|(_, p)| p).ok_or_else(|| {
-        let needed = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Lean).total() + held;
+        let least = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host();
+        let needed = least.total() + held;
         GpuError::DeviceTooSmall { domain: n, needed, free, total }
     })
 }

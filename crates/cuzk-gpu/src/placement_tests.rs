@@ -81,17 +81,41 @@ fn one_resident_b_query_counts_the_b_scalars_it_uploads() {
 #[test]
 fn a_card_without_room_for_one_call_gets_a_typed_error_naming_the_need() {
     let sizes = porep_32g();
-    for (name, total) in &CARDS[..1] {
-        match plan(&sizes, free_of(*total), *total, 0) {
-            Err(GpuError::DeviceTooSmall { domain, needed, free, total: t }) => {
-                assert_eq!((domain, free, t), (1 << 27, free_of(*total), *total), "{name}");
-                assert!(needed > free, "{name}: {needed}");
-            }
-            other => panic!("{name}: expected DeviceTooSmall, got {other:?}"),
+    // A 12 GB card (RTX 3060): the witness beside a and b alone is 12.9 GB.
+    let total = 12_800_000_000;
+    match plan(&sizes, free_of(total), total, 0) {
+        Err(GpuError::DeviceTooSmall { domain, needed, free, total: t }) => {
+            assert_eq!((domain, free, t), (1 << 27, free_of(total), total));
+            assert!(needed > free, "{needed}");
         }
+        other => panic!("expected DeviceTooSmall, got {other:?}"),
     }
     let message = plan(&sizes, 10 * GB, 16 * GB, 0).unwrap_err().to_string();
     assert!(message.contains("device too small") && message.contains("134217728"), "{message}");
+}
+
+#[test]
+fn a_16_gb_card_proves_the_32_gib_porep_with_the_spilled_quotient_and_the_shape_in_host_memory() {
+    let sizes = porep_32g();
+    let (name, total) = CARDS[0];
+    let p = plan(&sizes, free_of(total), total, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!((p.quotient, p.shape_on_host), (QuotientLayout::Spilled, true), "{name}: {p}");
+    assert!(p.peak() <= p.free, "{name}: {p}");
+    // Neither the lean layout nor a shape on the device would fit.
+    for worse in [
+        WorkingSet::of(&sizes, total, p.resident, QuotientLayout::Lean).with_shape_on_host(),
+        WorkingSet::of(&sizes, total, p.resident, QuotientLayout::Spilled),
+    ] {
+        assert!(p.resident_bytes + worse.total() > p.free, "{name}: {worse:?}");
+    }
+    // The witness beside a and b is the peak: the twiddles wait for the
+    // transforms, which have two buffers.
+    let n = 1u64 << 27;
+    let ws = p.working_set;
+    assert_eq!(ws.shape, 0);
+    assert_eq!(ws.total(), ws.reserve + ws.msm_reserve + ws.witness + 64 * n);
+    assert!(ws.total() < 15_500_000_000, "{}", ws.total());
+    assert!(p.to_string().contains("quotient spilled, shape in host memory"), "{p}");
 }
 
 #[test]
@@ -176,7 +200,8 @@ proptest! {
                 prop_assert!(p.working_set.reserve >= 2 << 30);
                 prop_assert_eq!(p.resident_bytes, p.resident.bytes(&sizes));
                 prop_assert_eq!(p.resident_bytes + p.streamed_bytes, QuerySet::ALL.bytes(&sizes));
-                prop_assert_eq!(p.working_set, WorkingSet::of(&sizes, total, p.resident, p.quotient));
+                let ws = WorkingSet::of(&sizes, total, p.resident, p.quotient);
+                prop_assert_eq!(p.working_set, if p.shape_on_host { ws.with_shape_on_host() } else { ws });
                 // Everything resident and overlapped whenever that fits.
                 let all = QuerySet::ALL.bytes(&sizes)
                     + WorkingSet::of(&sizes, total, QuerySet::ALL, QuotientLayout::Overlapped).total();
@@ -184,18 +209,20 @@ proptest! {
                     prop_assert_eq!(p.resident, QuerySet::ALL);
                     prop_assert_eq!(p.quotient, QuotientLayout::Overlapped);
                 }
-                // The lean layout's working set is never the larger.
+                // Each layout's working set is never larger than the one
+                // before it, nor a shape in host memory than on the device.
                 for set in [QuerySet::NONE, p.resident] {
-                    let lean = WorkingSet::of(&sizes, total, set, QuotientLayout::Lean).total();
-                    prop_assert!(lean <= WorkingSet::of(&sizes, total, set, QuotientLayout::Overlapped).total());
+                    let ws = QuotientLayout::ALL.map(|l| WorkingSet::of(&sizes, total, set, l));
+                    prop_assert!(ws[1].total() <= ws[0].total() && ws[2].total() <= ws[1].total());
+                    for w in ws {
+                        prop_assert!(w.with_shape_on_host().total() <= w.total());
+                    }
                 }
             }
             Err(GpuError::DeviceTooSmall { needed, .. }) => {
                 prop_assert!(needed > free);
-                prop_assert_eq!(
-                    needed,
-                    WorkingSet::of(&sizes, total, QuerySet::NONE, QuotientLayout::Lean).total() + held
-                );
+                let least = WorkingSet::of(&sizes, total, QuerySet::NONE, QuotientLayout::Spilled);
+                prop_assert_eq!(needed, least.with_shape_on_host().total() + held);
             }
             Err(e) => prop_assert!(false, "unexpected error {}", e),
         }

@@ -1,7 +1,10 @@
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+
 use crate::{Device, GpuError};
 use blstrs::Scalar;
 use cuzk_ffi::cast::{as_limbs, as_limbs_mut};
-use cuzk_ffi::{ffi, UniquePtr};
+use cuzk_ffi::{ffi, MappedR1cs, UniquePtr};
 use cuzk_synth::recorded::{CoeffIndexSlice, Csr};
 use cuzk_synth::{DensityTracker, RecordedShape, Witness};
 use ff::Field;
@@ -12,13 +15,49 @@ use ff::Field;
 ///
 /// It keeps the shape's counts and densities on the host too: the split of
 /// the witness into zeros, ones and tail runs on the CPU and needs them.
+///
+/// A mapped shape ([`DeviceShape::map`]) leaves the matrices in the
+/// recording's host memory, which the device reads across the bus at each
+/// evaluation: ~44 bytes per constraint of device memory kept free (5.9 GB
+/// at 2^27) for that traffic, where a card cannot hold them.
 pub struct DeviceShape {
-    raw: UniquePtr<ffi::DeviceR1cs>,
+    raw: Placed,
     device_id: i32,
     rows: usize,
     num_inputs: usize,
     num_aux: usize,
     densities: [DensityTracker; 3],
+}
+
+/// Where a shape's matrices are.
+enum Placed {
+    Resident(UniquePtr<ffi::DeviceR1cs>),
+    /// With the recording's address, counted in [`MAPPED`] until dropped.
+    Mapped(MappedR1cs, usize),
+}
+
+/// How many mapped shapes hold each recording (by address): the strong
+/// references that are theirs, not their owners', so that a cache can
+/// tell when only mapped shapes keep a recording alive
+/// ([`DeviceShape::only_mapped`]).
+static MAPPED: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+
+fn mapped_count() -> std::sync::MutexGuard<'static, BTreeMap<usize, usize>> {
+    MAPPED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Drop for DeviceShape {
+    fn drop(&mut self) {
+        if let Placed::Mapped(_, key) = &self.raw {
+            let mut counts = mapped_count();
+            if let Some(n) = counts.get_mut(key) {
+                *n -= 1;
+                if *n == 0 {
+                    counts.remove(key);
+                }
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for DeviceShape {
@@ -68,13 +107,50 @@ impl DeviceShape {
             shape.num_aux() as u64,
         )?;
         Ok(DeviceShape {
-            raw,
+            raw: Placed::Resident(raw),
             device_id: device.id(),
             rows: shape.num_constraints(),
             num_inputs: shape.num_inputs(),
             num_aux: shape.num_aux(),
             densities: shape.densities().clone(),
         })
+    }
+
+    /// `shape` on `device` with its matrices left in the recording's host
+    /// memory (pinned and mapped in place, no copy), the recording kept
+    /// alive as long as this; the same checks as [`DeviceShape::upload`].
+    pub fn map(device: &Device, shape: Arc<RecordedShape<Scalar>>) -> Result<DeviceShape, GpuError> {
+        let (rows, num_inputs, num_aux) = (shape.num_constraints(), shape.num_inputs(), shape.num_aux());
+        let densities = shape.densities().clone();
+        let key = Arc::as_ptr(&shape) as usize;
+        let mapped = MappedR1cs::new(
+            device.id(),
+            shape,
+            |s| ([matrix(s.a()), matrix(s.b()), matrix(s.c())], as_limbs(s.coefficients())),
+            num_inputs as u64,
+            num_aux as u64,
+        )?;
+        *mapped_count().entry(key).or_insert(0) += 1;
+        Ok(DeviceShape { raw: Placed::Mapped(mapped, key), device_id: device.id(), rows, num_inputs, num_aux, densities })
+    }
+
+    /// Whether the matrices stay in host memory ([`DeviceShape::map`]).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.raw, Placed::Mapped(..))
+    }
+
+    /// Whether `recording` is alive only through mapped shapes (on any
+    /// device): its owner has let it go, so they should be too.
+    pub fn only_mapped(recording: &Weak<RecordedShape<Scalar>>) -> bool {
+        let held = mapped_count().get(&(recording.as_ptr() as usize)).copied().unwrap_or(0);
+        recording.strong_count() <= held
+    }
+
+    /// Bytes of the matrices the device reads from host memory at each
+    /// evaluation: 0 when uploaded; when mapped, all but arrays small
+    /// enough to share a page with another (copied instead).
+    pub fn host_bytes(&self) -> u64 {
+        ffi::r1cs_host_bytes(self.raw())
     }
 
     /// a = A·w, b = B·w, c = C·w computed on the device, one scalar per
@@ -86,7 +162,7 @@ impl DeviceShape {
         let mut abc = [(); 3].map(|_| vec![Scalar::ZERO; self.rows]);
         let [a, b, c] = &mut abc;
         ffi::r1cs_evaluate(
-            &self.raw,
+            self.raw(),
             as_limbs(&w.inputs),
             as_limbs(&w.aux),
             as_limbs_mut(a),
@@ -127,6 +203,9 @@ impl DeviceShape {
     }
 
     pub(crate) fn raw(&self) -> &ffi::DeviceR1cs {
-        &self.raw
+        match &self.raw {
+            Placed::Resident(raw) => raw,
+            Placed::Mapped(mapped, _) => mapped.shape(),
+        }
     }
 }

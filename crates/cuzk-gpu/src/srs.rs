@@ -101,13 +101,16 @@ impl GpuSrs {
             as_limbs(&params.b_g1),
             as_limbs(&params.b_g2),
             planned.resident.bits(),
-            planned.quotient == QuotientLayout::Lean,
+            planned.quotient.bits(),
             planned.working_set.total(),
             chunk,
         )?;
         // A query the device had no room for after all was streamed.
         let resident = QuerySet::from_bits(ffi::groth16_srs_resident_queries(&srs));
-        let placement = placement::forced(&sizes, free, total, resident, planned.quotient);
+        let mut placement = placement::forced(&sizes, free, total, resident, planned.quotient);
+        if planned.shape_on_host {
+            placement = placement.with_shape_on_host();
+        }
         Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 

@@ -1,17 +1,21 @@
 //! GPU tests of SRS placement and the device-memory cap: proofs with any
-//! mix of resident and streamed queries, H computed by either quotient
+//! mix of resident and streamed queries, H computed by any quotient
 //! layout, equal the CPU backend's byte for byte for the same r and s
-//! (with and without a recorded shape); under an enforced cap that leaves
-//! room for one lean call's working set and no query, the plan streams
-//! every query with the lean quotient and the proofs are still those bytes,
-//! as under one that leaves room for some queries; a cap below the working
-//! set is a typed error naming the need.
+//! (with and without a recorded shape, uploaded or left in host memory);
+//! under an enforced cap that leaves room for one lean call's working set
+//! and no query, the plan streams every query with the lean quotient and
+//! the proofs are still those bytes, as under one that leaves room only
+//! for the spilled quotient with the shape in host memory, and one that
+//! leaves room for some queries; a cap below the working set is a typed
+//! error naming the need.
 //!
 //! Its own binary: the cap is process-wide for the device, so it must not
 //! run beside the other GPU tests. The harness is tests/gpu.rs's: without a
 //! GPU it fails unless CUZK_ALLOW_NO_GPU=1.
 
 mod harness;
+
+use std::sync::Arc;
 
 use blstrs::Scalar;
 use cuzk_gpu::placement::{self, Placement, WorkingSet};
@@ -42,7 +46,7 @@ struct Case {
     inputs: Vec<Vec<Scalar>>,
     assignments: Vec<ProvingAssignment<Scalar>>,
     /// The family's recorded shape and each circuit's witness for it.
-    shape: RecordedShape<Scalar>,
+    shape: Arc<RecordedShape<Scalar>>,
     witnesses: Vec<Witness<Scalar>>,
 }
 
@@ -57,7 +61,7 @@ fn case(rng: &mut ChaCha20Rng, workload: Workload, size: usize, count: usize) ->
         params,
         inputs: seeds.iter().map(|&s| workload.public_inputs::<Scalar>(size, s).unwrap()).collect(),
         assignments: synthesize_batch(circuits).unwrap(),
-        shape,
+        shape: Arc::new(shape),
         witnesses,
     }
 }
@@ -77,10 +81,29 @@ impl Case {
         self.compare(&what, &proofs, expected);
     }
 
-    /// As check, through the recorded shape (a, b, c made on the device).
+    /// As check, through the recorded shape (a, b, c made on the device),
+    /// placed as the SRS's plan says.
     fn check_recorded(&self, device: &Device, srs: &GpuSrs, randomness: &[(Scalar, Scalar)], expected: &[Vec<u8>]) {
-        let what = format!("{} (recorded)", self.with(srs));
-        let shape = DeviceShape::upload(device, &self.shape).unwrap_or_else(|e| panic!("{what}: shape upload: {e}"));
+        self.check_shape(device, srs, randomness, expected, srs.placement().shape_on_host);
+    }
+
+    /// As check_recorded, the shape uploaded or (`on_host`) left in host memory.
+    fn check_shape(
+        &self,
+        device: &Device,
+        srs: &GpuSrs,
+        randomness: &[(Scalar, Scalar)],
+        expected: &[Vec<u8>],
+        on_host: bool,
+    ) {
+        let what = format!("{} (recorded, shape {})", self.with(srs), if on_host { "mapped" } else { "uploaded" });
+        let shape = if on_host {
+            DeviceShape::map(device, Arc::clone(&self.shape))
+        } else {
+            DeviceShape::upload(device, &self.shape)
+        };
+        let shape = shape.unwrap_or_else(|e| panic!("{what}: shape placement: {e}"));
+        assert_eq!(shape.is_mapped(), on_host, "{what}");
         let (proofs, _) = prove_recorded(device, srs, &shape, &self.witnesses, randomness, false)
             .unwrap_or_else(|e| panic!("{what}: GPU prove failed: {e}"));
         self.compare(&what, &proofs, expected);
@@ -102,7 +125,7 @@ impl Case {
 
 /// Resident sets that take each path: none, H alone (its MSM streamed per
 /// circuit otherwise), the aux readers without B, B split across device and
-/// host, B alone, and all; each with both quotient layouts.
+/// host, B alone, and all; each with every quotient layout.
 fn mixes() -> Vec<(QuerySet, QuotientLayout)> {
     use Query::*;
     let sets = [
@@ -125,7 +148,9 @@ fn every_placement_matches_cpu(device: &Device, rng: &mut ChaCha20Rng) {
             let srs = GpuSrs::upload(device, &c.params, SrsPlacement::Forced(set, layout)).unwrap();
             assert_eq!((srs.placement().resident, srs.placement().quotient), (set, layout), "{}", c.what);
             c.check(device, &srs, &randomness, &expected);
-            c.check_recorded(device, &srs, &randomness, &expected);
+            for on_host in [false, true] {
+                c.check_shape(device, &srs, &randomness, &expected, on_host);
+            }
         }
     }
 }
@@ -137,7 +162,7 @@ fn cap_for(device: &Device, sizes: &SrsSizes, want: impl Fn(&Placement) -> bool)
     cuzk_gpu::release_idle_memory(device.id()).unwrap();
     let now = Device::open(device.id()).unwrap();
     let used = now.info().total_mem - now.info().free_mem;
-    let low = used + WorkingSet::of(sizes, 0, QuerySet::NONE, QuotientLayout::Lean).total();
+    let low = used + WorkingSet::of(sizes, 0, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host().total();
     let high = 2 * (low + QuerySet::ALL.bytes(sizes)) + (1 << 30);
     let step = ((high - low) / 20_000).max(1);
     let fitting: Vec<u64> = (low..high)
@@ -184,13 +209,25 @@ fn a_cap_that_fits_no_query_streams_them_all(device: &Device, rng: &mut ChaCha20
     c.check_recorded(&capped, &streamed, &randomness, &expected);
     drop(streamed);
 
+    // Room for the spilled quotient with the shape in host memory only:
+    // the 16 GB card's plan for a 32 GiB PoRep.
+    cap_for(device, &sizes, |p| p.quotient == QuotientLayout::Spilled && p.shape_on_host);
+    let capped = Device::open(device.id()).unwrap();
+    let spilled = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
+    let placed = *spilled.placement();
+    assert_eq!((placed.quotient, placed.shape_on_host), (QuotientLayout::Spilled, true), "{placed}");
+    c.check(&capped, &spilled, &randomness, &expected);
+    c.check_recorded(&capped, &spilled, &randomness, &expected);
+    drop(spilled);
+
     // Room for some queries but not all.
     cap_for(device, &sizes, |p| p.resident != QuerySet::NONE && p.resident != QuerySet::ALL);
     let capped = Device::open(device.id()).unwrap();
     let partial = GpuSrs::upload(&capped, &c.params, SrsPlacement::Auto).unwrap();
     let placed = *partial.placement();
     assert!(placed.resident != QuerySet::NONE && placed.resident != QuerySet::ALL, "{placed}");
-    assert_eq!(placed, placement::forced(&sizes, placed.free, placed.total, placed.resident, placed.quotient));
+    let forced = placement::forced(&sizes, placed.free, placed.total, placed.resident, placed.quotient);
+    assert_eq!(placed, if placed.shape_on_host { forced.with_shape_on_host() } else { forced });
     assert!(placed.peak() <= placed.free, "{placed}");
     c.check(&capped, &partial, &randomness, &expected);
     c.check_recorded(&capped, &partial, &randomness, &expected);
@@ -200,7 +237,7 @@ fn a_cap_below_the_working_set_is_refused(device: &Device, rng: &mut ChaCha20Rng
     let c = case(rng, Workload::MulChain, 100, 1);
     let sizes = SrsSizes::of(&c.params);
     let _uncap = Uncap(device.id());
-    let need = WorkingSet::of(&sizes, 0, QuerySet::NONE, QuotientLayout::Lean).total();
+    let need = WorkingSet::of(&sizes, 0, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host().total();
     cuzk_gpu::release_idle_memory(device.id()).unwrap();
     let now = Device::open(device.id()).unwrap();
     let used = now.info().total_mem - now.info().free_mem;

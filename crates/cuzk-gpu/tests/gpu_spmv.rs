@@ -1,5 +1,7 @@
 //! GPU tests of the resident shapes and their sparse products: a, b, c
-//! computed on the device equal cuzk-synth's CPU evaluation on random
+//! computed on the device, the matrices uploaded or left in host memory
+//! (mapped: a shape of a million rows is read across the bus), equal
+//! cuzk-synth's CPU evaluation on random
 //! circuits (proptest, seeded from the printed seed), both workloads, a
 //! shape of input rows only, 16- and 32-bit coefficient indices, and zero,
 //! bit and tampered witnesses, whose lowest unsatisfied row comes back as
@@ -15,6 +17,8 @@
 
 mod circuits;
 mod harness;
+
+use std::sync::Arc;
 
 use blstrs::Scalar;
 use circuits::{check, inputs_only, is_wide, record, variants, Random, Scaled};
@@ -34,6 +38,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("workloads_match_the_cpu", workloads_match_the_cpu),
     ("a_shape_of_input_rows_only_matches_the_cpu", a_shape_of_input_rows_only_matches_the_cpu),
     ("narrow_and_wide_indices_match_the_cpu", narrow_and_wide_indices_match_the_cpu),
+    ("a_mapped_shape_is_read_from_host_memory", a_mapped_shape_is_read_from_host_memory),
     ("unsatisfied_rows_are_the_cpus_then_the_shape_still_works", unsatisfied_rows_are_the_cpus_then_the_shape_still_works),
     ("recorded_proofs_verify_and_match_host_abc", recorded_proofs_verify_and_match_host_abc),
     ("recorded_failures_are_typed_then_proofs_succeed", recorded_failures_are_typed_then_proofs_succeed),
@@ -44,19 +49,44 @@ fn main() {
     harness::run("GPU SpMV", TESTS)
 }
 
-/// Uploads `shape` and compares every variant of `w` on the device with
-/// the CPU (and the host build of the same row code).
-fn check_all(device: &Device, shape: &RecordedShape<Scalar>, w: &Witness<Scalar>, rng: &mut ChaCha20Rng) -> Result<(), String> {
-    let resident = DeviceShape::upload(device, shape).map_err(|e| format!("upload: {e}"))?;
-    for (what, w) in variants(w, rng) {
-        let got = resident.evaluate(&w);
-        let host = evaluate_on_host(shape, &w);
-        if got != host {
-            return Err(format!("{what} witness: the device and the host build of the row code disagree"));
+/// Uploads `shape`, then maps it, and compares every variant of `w` on the
+/// device with the CPU (and the host build of the same row code).
+fn check_all(device: &Device, shape: RecordedShape<Scalar>, w: &Witness<Scalar>, rng: &mut ChaCha20Rng) -> Result<(), String> {
+    let shape = Arc::new(shape);
+    let uploaded = DeviceShape::upload(device, &shape).map_err(|e| format!("upload: {e}"))?;
+    let mapped = DeviceShape::map(device, Arc::clone(&shape)).map_err(|e| format!("map: {e}"))?;
+    for (placed, on_device) in [("uploaded", &uploaded), ("mapped", &mapped)] {
+        for (what, w) in variants(w, rng) {
+            let got = on_device.evaluate(&w);
+            let host = evaluate_on_host(&shape, &w);
+            if got != host {
+                return Err(format!("{placed}, {what} witness: the device and the host build of the row code disagree"));
+            }
+            check(&shape, &w, got).map_err(|e| format!("{placed}, {what} witness: {e}"))?;
         }
-        check(shape, &w, got).map_err(|e| format!("{what} witness: {e}"))?;
     }
     Ok(())
+}
+
+/// A shape of a million rows, mapped: its large arrays (each its own
+/// allocation) stay in host memory and the device reads them there.
+fn a_mapped_shape_is_read_from_host_memory(device: &Device, rng: &mut ChaCha20Rng) {
+    let size = 1 << 20;
+    let (shape, _) = record(Workload::MulChain.circuit::<Scalar>(size, rng.next_u64()).unwrap());
+    let w = shape.witness(Workload::MulChain.circuit::<Scalar>(size, rng.next_u64()).unwrap()).unwrap();
+    let shape = Arc::new(shape);
+    let mapped = DeviceShape::map(device, Arc::clone(&shape)).unwrap();
+    assert!(mapped.is_mapped());
+    let row_ptrs = 3 * 4 * (shape.num_constraints() as u64 + 1);
+    assert!(mapped.host_bytes() >= row_ptrs, "{} bytes mapped, the row pointers alone are {row_ptrs}", mapped.host_bytes());
+    let got = mapped.evaluate(&w);
+    check(&shape, &w, got).unwrap();
+    // Mapped twice (as on two devices): the registration is shared, and
+    // dropping one leaves the other readable.
+    let again = DeviceShape::map(device, Arc::clone(&shape)).unwrap();
+    assert_eq!(again.host_bytes(), mapped.host_bytes());
+    drop(mapped);
+    check(&shape, &w, again.evaluate(&w)).unwrap();
 }
 
 fn random_circuits_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng) {
@@ -68,7 +98,7 @@ fn random_circuits_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng) {
         .run(&(circuits::spec(), any::<u64>()), |(spec, seed)| {
             let (shape, _) = record(Random { spec: spec.clone(), seed: 0 });
             let (_, w) = record(Random { spec, seed });
-            check_all(device, &shape, &w, &mut ChaCha20Rng::seed_from_u64(!seed)).map_err(TestCaseError::fail)
+            check_all(device, shape, &w, &mut ChaCha20Rng::seed_from_u64(!seed)).map_err(TestCaseError::fail)
         })
         .unwrap_or_else(|e| panic!("{e}"));
 }
@@ -77,14 +107,14 @@ fn workloads_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng) {
     for (workload, size) in [(Workload::Sha256, 1), (Workload::Sha256, 2), (Workload::MulChain, 1000)] {
         let (shape, _) = record(workload.circuit::<Scalar>(size, rng.next_u64()).unwrap());
         let w = shape.witness(workload.circuit::<Scalar>(size, rng.next_u64()).unwrap()).unwrap();
-        check_all(device, &shape, &w, rng).unwrap_or_else(|e| panic!("{workload} {size}: {e}"));
+        check_all(device, shape, &w, rng).unwrap_or_else(|e| panic!("{workload} {size}: {e}"));
     }
 }
 
 fn a_shape_of_input_rows_only_matches_the_cpu(device: &Device, rng: &mut ChaCha20Rng) {
     let (shape, w) = record(Random { spec: inputs_only(), seed: rng.next_u64() });
     assert_eq!(shape.num_constraints(), 4);
-    check_all(device, &shape, &w, rng).unwrap();
+    check_all(device, shape, &w, rng).unwrap();
 }
 
 fn narrow_and_wide_indices_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng) {
@@ -92,7 +122,7 @@ fn narrow_and_wide_indices_match_the_cpu(device: &Device, rng: &mut ChaCha20Rng)
         let (shape, _) = record(Scaled { n, seed: rng.next_u64() });
         assert_eq!(is_wide(&shape), wide, "{} coefficients", shape.coefficients().len());
         let w = shape.witness(Scaled { n, seed: rng.next_u64() }).unwrap();
-        check_all(device, &shape, &w, rng).unwrap_or_else(|e| panic!("n = {n}: {e}"));
+        check_all(device, shape, &w, rng).unwrap_or_else(|e| panic!("n = {n}: {e}"));
     }
 }
 

@@ -15,9 +15,11 @@ pub enum Event {
     ProveStart,
     /// A prove call ended; on a GPU, with where its SRS's bases are:
     /// `resident_queries` (bits: h 1, l 2, a 4, b_g1 8, b_g2 16),
-    /// `resident_bytes`, `streamed_bytes` (moved over the bus per call) and
-    /// `lean_quotient` (1 when H is computed one circuit at a time in three
-    /// buffers, cuda/api/quotient.cu).
+    /// `resident_bytes`, `streamed_bytes` (moved over the bus per call),
+    /// `quotient_layout` (0 overlapped; 1 lean: one circuit at a time in
+    /// three buffers; 2 spilled: in two, c in host memory;
+    /// cuda/api/quotient.cu) and `shape_on_host` (1 when a recorded
+    /// shape's matrices are read from host memory).
     ProveEnd,
     /// A job finished (proofs or error).
     Done,

@@ -70,10 +70,12 @@ impl CudaBackend {
                 .unwrap_or(0)
         };
         cached(&self.resident, params, || {
-            // This SRS's own working set, at its least (the lean layout's):
-            // what the others need beyond it stays free.
+            // This SRS's own working set, at its least (the spilled layout's,
+            // the shape in host memory): what the others need beyond it
+            // stays free.
             let sizes = SrsSizes::of(params);
-            let own = WorkingSet::of(&sizes, self.device.info().total_mem, QuerySet::NONE, QuotientLayout::Lean).total();
+            let total = self.device.info().total_mem;
+            let own = WorkingSet::of(&sizes, total, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host().total();
             let srs = GpuSrs::upload_beside(&self.device, params, SrsPlacement::Auto, others.saturating_sub(own))?;
             tracing::info!(
                 device = %self.name(),
@@ -91,17 +93,38 @@ impl CudaBackend {
         entries.iter().find(|(w, _)| w.as_ptr() == Arc::as_ptr(params)).map(|(_, srs)| Arc::clone(srs))
     }
 
-    /// The recorded shape on this device, uploading it the first time, and
-    /// the milliseconds an upload took (0 when it was resident).
-    fn shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(Arc<DeviceShape>, f64), GpuError> {
-        let mut upload_ms = 0.0;
-        let resident = cached(&self.shapes, shape, || {
-            let start = Instant::now();
-            let uploaded = DeviceShape::upload(&self.device, shape);
-            upload_ms = start.elapsed().as_secs_f64() * 1e3;
-            uploaded
-        })?;
-        Ok((resident, upload_ms))
+    /// The recorded shape on this device, placed the first time (or again
+    /// when its place changed): left in host memory (mapped) when `on_host`,
+    /// else uploaded; and the milliseconds that took (0 when it was
+    /// placed already). Entries whose recording only mapped shapes still
+    /// hold are released first.
+    fn shape(&self, shape: &Arc<RecordedShape<Scalar>>, on_host: bool) -> Result<(Arc<DeviceShape>, f64), GpuError> {
+        let mut entries = self.shapes.lock().unwrap_or_else(|p| p.into_inner());
+        entries.retain(|(weak, _)| !DeviceShape::only_mapped(weak));
+        if let Some(i) = entries.iter().position(|(w, _)| w.as_ptr() == Arc::as_ptr(shape)) {
+            if entries[i].1.is_mapped() == on_host {
+                return Ok((Arc::clone(&entries[i].1), 0.0));
+            }
+            // Its memory goes before the other placement takes more.
+            entries.swap_remove(i);
+        }
+        let start = Instant::now();
+        let placed = if on_host {
+            DeviceShape::map(&self.device, Arc::clone(shape))?
+        } else {
+            DeviceShape::upload(&self.device, shape)?
+        };
+        let placed = Arc::new(placed);
+        entries.push((Arc::downgrade(shape), Arc::clone(&placed)));
+        Ok((placed, start.elapsed().as_secs_f64() * 1e3))
+    }
+
+    /// Whether a shape prepared before its proof should stay in host
+    /// memory: as the plan of any SRS placed here says (a card small
+    /// enough for that holds one at a time).
+    fn shapes_on_host(&self) -> bool {
+        let entries = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        entries.iter().any(|(w, srs)| w.strong_count() > 0 && srs.placement().shape_on_host)
     }
 }
 
@@ -148,7 +171,7 @@ impl ProveBackend for CudaBackend {
         randomness: &[(Scalar, Scalar)],
     ) -> Result<ProveOutput, BackendError> {
         let srs = self.srs(params)?;
-        let (resident, upload_ms) = self.shape(shape)?;
+        let (resident, upload_ms) = self.shape(shape, srs.placement().shape_on_host)?;
         let (proofs, t) =
             cuzk_gpu::prove_recorded(&self.device, &srs, &resident, witnesses, randomness, self.host_timing)?;
         // Normally the shape was uploaded when its recording became ready
@@ -192,7 +215,7 @@ impl ProveBackend for CudaBackend {
     }
 
     fn prepare_shape(&self, shape: &Arc<RecordedShape<Scalar>>) -> Result<(), BackendError> {
-        Ok(self.shape(shape).map(|_| ())?)
+        Ok(self.shape(shape, self.shapes_on_host()).map(|_| ())?)
     }
 }
 

@@ -71,7 +71,8 @@ pub(super) fn run(s: &Shared, device: usize) {
                         ("resident_queries", u64::from(p.resident.bits())),
                         ("resident_bytes", p.resident_bytes),
                         ("streamed_bytes", p.streamed_bytes),
-                        ("lean_quotient", u64::from(p.quotient == cuzk_gpu::QuotientLayout::Lean)),
+                        ("quotient_layout", u64::from(p.quotient.bits())),
+                        ("shape_on_host", u64::from(p.shape_on_host)),
                     ]
                 });
                 s.record_with(Event::ProveEnd, job_id, &parts, Some(&name), placed.as_ref().map_or(&[], |f| &f[..]));
