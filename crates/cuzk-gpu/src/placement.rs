@@ -100,12 +100,19 @@ impl Query {
         self.len(sizes) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
     }
 
-    /// Bytes of one streamed chunk of it: as many bases as fit
-    /// [`STREAM_CHUNK_BYTES`] in G2, or the whole query when shorter.
-    fn chunk_bytes(self, sizes: &SrsSizes) -> u64 {
-        // Rounded up to whole bitmap words, as srs.cpp does.
-        let chunk_bases = (STREAM_CHUNK_BYTES / G2_BYTES).div_ceil(64) * 64;
-        self.len(sizes).min(chunk_bases) * if self == Query::BG2 { G2_BYTES } else { G1_BYTES }
+    /// Bytes of one streamed chunk of it: `chunk_bases` bases, or the
+    /// whole query when shorter.
+    fn chunk_bytes(self, sizes: &SrsSizes, chunk_bases: u64) -> u64 {
+        self.len(sizes).min(chunk_bases) * self.base_bytes()
+    }
+
+    /// Bytes of one of its bases.
+    fn base_bytes(self) -> u64 {
+        if self == Query::BG2 {
+            G2_BYTES
+        } else {
+            G1_BYTES
+        }
     }
 
     /// Bytes a call of [`CIRCUITS_PER_CALL`] circuits moves over the bus
@@ -185,8 +192,12 @@ const SCALAR_BYTES: u64 = 32;
 /// a 32 GiB PoRep's ten partitions go in calls of about four.
 const CIRCUITS_PER_CALL: u64 = 4;
 /// Bytes of G2 bases per streamed chunk (each of two staging buffers; the
-/// same number of G1 bases take half), cpp/groth16/srs.cpp.
+/// same number of G1 bases take half), cpp/groth16/srs.cpp's default: the
+/// least a plan streams with.
 pub const STREAM_CHUNK_BYTES: u64 = 256 << 20;
+/// Bases per streamed chunk by default: [`STREAM_CHUNK_BYTES`] of G2,
+/// rounded up to whole bitmap words as srs.cpp does.
+pub const DEFAULT_CHUNK_BASES: u64 = (STREAM_CHUNK_BYTES / G2_BYTES).div_ceil(64) * 64;
 
 /// How a call computes the quotient H (cuda/api/quotient.cu).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,8 +304,17 @@ pub struct WorkingSet {
     /// The MSM's own reserve: a 64th of the card (cuda/msm/pippenger.cuh).
     pub msm_reserve: u64,
     /// Two staging buffers for the streamed query whose chunks are the
-    /// largest (a chunk is at most [`STREAM_CHUNK_BYTES`] of G2 bases).
+    /// largest (a chunk is `chunk_bases` bases), and two chunks' worth of
+    /// scalars (a dense streamed query makes each circuit's scalars of a
+    /// chunk, cpp/groth16/prove.cpp's dense_scalars, and the previous
+    /// circuit's may not be freed yet).
     pub staging: u64,
+    /// Bases per streamed chunk: [`DEFAULT_CHUNK_BASES`], or more where the
+    /// plan found room ([`plan`]): each chunk is an MSM of its own, whose
+    /// bucket sums and sort cost the same at 1.4 M bases as at 10 M, so a
+    /// 2^27 H query in 96 default chunks took about twice its resident MSM
+    /// time on an H100 capped to 24 GiB (2026-12-07).
+    pub chunk_bases: u64,
     /// Kept free for CUB, streams and the allocator's slack: 2 GiB.
     pub reserve: u64,
 }
@@ -316,9 +336,17 @@ impl WorkingSet {
             b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n,
             msm_reserve: total / 64,
-            staging: resident.complement().iter().map(|q| 2 * q.chunk_bytes(sizes)).max().unwrap_or(0),
+            staging: Self::staging_for(sizes, resident, DEFAULT_CHUNK_BASES),
+            chunk_bases: DEFAULT_CHUNK_BASES,
             reserve: 2 << 30,
         }
+    }
+
+    /// Two staging buffers of the largest chunk of the queries not in
+    /// `resident`, with two chunks of scalars.
+    fn staging_for(sizes: &SrsSizes, resident: QuerySet, chunk_bases: u64) -> u64 {
+        let per_chunk = |q: Query| q.chunk_bytes(sizes, chunk_bases) + SCALAR_BYTES * q.len(sizes).min(chunk_bases);
+        resident.complement().iter().map(|q| 2 * per_chunk(q)).max().unwrap_or(0)
     }
 
     /// The same with the shape's matrices left in host memory
@@ -402,6 +430,46 @@ impl Placement {
     pub fn with_shape_on_host(self) -> Placement {
         Placement { shape_on_host: true, working_set: self.working_set.with_shape_on_host(), ..self }
     }
+
+    /// The same streaming `chunk_bases` bases per chunk (rounded up to
+    /// whole 64-base words, at least one word), the staging counted anew.
+    pub fn with_chunk(self, sizes: &SrsSizes, chunk_bases: u64) -> Placement {
+        let chunk_bases = chunk_bases.max(1).div_ceil(64) * 64;
+        let staging = WorkingSet::staging_for(sizes, self.resident, chunk_bases);
+        Placement { working_set: WorkingSet { staging, chunk_bases, ..self.working_set }, ..self }
+    }
+
+    /// Bases per streamed chunk.
+    pub fn stream_chunk(&self) -> u64 {
+        self.working_set.chunk_bases
+    }
+
+    /// The same with the largest chunks (in words of 64 bases, never fewer
+    /// than the default's, never more than the longest streamed query's)
+    /// whose peak leaves a quarter of the room it leaves at the default:
+    /// fewer, larger MSMs per streamed query where the card has memory to
+    /// spare. The staging counts only in the phases of a call that stream,
+    /// so a lean call's chunks may grow without raising its peak at all.
+    fn with_chunks_grown(self, sizes: &SrsSizes, room: u64) -> Placement {
+        let longest = self.resident.complement().iter().map(|q| q.len(sizes)).max().unwrap_or(0);
+        let limit = room.saturating_sub(room.saturating_sub(self.peak()) / 4);
+        let fits = |words: u64| self.with_chunk(sizes, words * 64).peak() <= limit;
+        let (mut lo, mut hi) = (self.stream_chunk() / 64, longest.div_ceil(64));
+        if hi <= lo || !fits(lo) {
+            return self;
+        }
+        // The largest word count that fits: lo fits, and above hi no chunk
+        // is larger.
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        self.with_chunk(sizes, lo * 64)
+    }
 }
 
 impl fmt::Display for Placement {
@@ -409,11 +477,12 @@ impl fmt::Display for Placement {
         const GB: f64 = 1e9;
         write!(
             f,
-            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call), quotient {}, shape {}, working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
+            "resident {} ({:.2} GB), streamed {} ({:.2} GB per call, {} bases per chunk), quotient {}, shape {}, working set {:.2} GB, of {:.2} GB free ({:.2} GB card)",
             self.resident,
             self.resident_bytes as f64 / GB,
             self.resident.complement(),
             self.streamed_bytes as f64 / GB,
+            self.stream_chunk(),
             self.quotient,
             if self.shape_on_host { "in host memory" } else { "on the device" },
             self.working_set.total() as f64 / GB,
@@ -489,7 +558,7 @@ pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placem
             }
         }
     }
-    best.map(|(_, p)| p).ok_or_else(|| {
+    best.map(|(_, p)| p.with_chunks_grown(sizes, room)).ok_or_else(|| {
         let least = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host();
         let needed = least.total() + held;
         GpuError::DeviceTooSmall { domain: n, needed, free, total }

@@ -108,10 +108,10 @@ fn a_16_gb_card_proves_the_32_gib_porep_with_the_spilled_quotient_and_the_shape_
     ] {
         assert!(p.resident_bytes + worse.total() > p.free, "{name}: {worse:?}");
     }
-    // The witness beside a and b is the peak: the twiddles wait for the
-    // transforms, which have two buffers.
+    // At the default chunk, the witness beside a and b is the peak: the
+    // twiddles wait for the transforms, which have two buffers.
     let n = 1u64 << 27;
-    let ws = p.working_set;
+    let ws = p.with_chunk(&sizes, DEFAULT_CHUNK_BASES).working_set;
     assert_eq!(ws.shape, 0);
     assert_eq!(ws.total(), ws.reserve + ws.msm_reserve + ws.witness + 64 * n);
     assert!(ws.total() < 15_500_000_000, "{}", ws.total());
@@ -150,6 +150,37 @@ fn a_48_gb_card_streams_most_of_the_32_gib_srs_and_smaller_srss_stay_resident() 
 }
 
 #[test]
+fn spare_memory_makes_the_streamed_chunks_larger() {
+    let sizes = porep_32g();
+    // A 24 GB card streams everything; the chunks take the room its lean
+    // working set leaves, in whole words, at least the default.
+    let (_, total) = CARDS[1];
+    let p = plan(&sizes, free_of(total), total, 0).unwrap();
+    let at_default = p.with_chunk(&sizes, DEFAULT_CHUNK_BASES);
+    assert!(p.stream_chunk() > 4 * DEFAULT_CHUNK_BASES && p.stream_chunk() % 64 == 0, "{p}");
+    // A quarter of the spare stays free.
+    assert!(p.peak() <= p.free - (p.free - at_default.peak()) / 4, "{p}");
+    // The next word would not fit.
+    let next = p.with_chunk(&sizes, p.stream_chunk() + 64);
+    assert!(next.peak() > p.free - (p.free - at_default.peak()) / 4, "{p}");
+    // Never larger than the longest streamed query.
+    let big = plan(&porep_512m(), 24 * GB, 25 * GB, 19 * GB).unwrap();
+    let longest = big.resident.complement().iter().map(|q| match q {
+        Query::H => sizes_of_512m().h,
+        Query::L => sizes_of_512m().l,
+        Query::A => sizes_of_512m().a,
+        Query::BG1 | Query::BG2 => sizes_of_512m().b,
+    });
+    if let Some(longest) = longest.max() {
+        assert!(big.stream_chunk() <= (longest as u64).div_ceil(64) * 64, "{big}");
+    }
+}
+
+fn sizes_of_512m() -> SrsSizes {
+    porep_512m()
+}
+
+#[test]
 fn memory_held_for_another_srs_leaves_less_resident() {
     let sizes = porep_32g();
     let total = CARDS[5].1;
@@ -163,10 +194,8 @@ fn memory_held_for_another_srs_leaves_less_resident() {
 fn the_plan_names_what_is_resident_and_what_is_streamed() {
     let (_, total) = CARDS[4];
     let text = plan(&porep_32g(), free_of(total), total, 0).unwrap().to_string();
-    assert!(
-        text.starts_with("resident h,l,a,b_g1 (41.04 GB), streamed b_g2 (6.32 GB per call), quotient overlapped"),
-        "{text}"
-    );
+    assert!(text.starts_with("resident h,l,a,b_g1 (41.04 GB), streamed b_g2 (6.32 GB per call, "), "{text}");
+    assert!(text.contains(" bases per chunk), quotient overlapped, shape on the device"), "{text}");
     assert_eq!(QuerySet::NONE.to_string(), "none");
     assert_eq!(QuerySet::from_bits(0xff), QuerySet::ALL);
 }
@@ -200,8 +229,12 @@ proptest! {
                 prop_assert!(p.working_set.reserve >= 2 << 30);
                 prop_assert_eq!(p.resident_bytes, p.resident.bytes(&sizes));
                 prop_assert_eq!(p.resident_bytes + p.streamed_bytes, QuerySet::ALL.bytes(&sizes));
-                let ws = WorkingSet::of(&sizes, total, p.resident, p.quotient);
-                prop_assert_eq!(p.working_set, if p.shape_on_host { ws.with_shape_on_host() } else { ws });
+                let f = forced(&sizes, free, total, p.resident, p.quotient);
+                let f = if p.shape_on_host { f.with_shape_on_host() } else { f };
+                prop_assert_eq!(p, f.with_chunk(&sizes, p.stream_chunk()));
+                // Chunks grow into spare memory only.
+                prop_assert!(p.stream_chunk() >= DEFAULT_CHUNK_BASES || p.resident == QuerySet::ALL);
+                prop_assert!(p.stream_chunk() == DEFAULT_CHUNK_BASES || f.peak() + held < free);
                 // Everything resident and overlapped whenever that fits.
                 let all = QuerySet::ALL.bytes(&sizes)
                     + WorkingSet::of(&sizes, total, QuerySet::ALL, QuotientLayout::Overlapped).total();

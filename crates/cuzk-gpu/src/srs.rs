@@ -92,6 +92,8 @@ impl GpuSrs {
             SrsPlacement::HostStreaming => placement::forced(&sizes, free, total, QuerySet::NONE, QuotientLayout::Overlapped),
             SrsPlacement::Forced(set, layout) => placement::forced(&sizes, free, total, set, layout),
         };
+        // A chunk asked for (tests crossing chunk bounds) over the plan's.
+        let planned = if chunk > 0 { planned.with_chunk(&sizes, chunk) } else { planned };
         let srs = ffi::groth16_srs_upload(
             device.id(),
             &vk_limbs(vk),
@@ -103,7 +105,7 @@ impl GpuSrs {
             planned.resident.bits(),
             planned.quotient.bits(),
             planned.working_set.total(),
-            chunk,
+            planned.stream_chunk(),
         )?;
         // A query the device had no room for after all was streamed.
         let resident = QuerySet::from_bits(ffi::groth16_srs_resident_queries(&srs));
@@ -111,6 +113,7 @@ impl GpuSrs {
         if planned.shape_on_host {
             placement = placement.with_shape_on_host();
         }
+        let placement = placement.with_chunk(&sizes, planned.stream_chunk());
         Ok(GpuSrs { srs, device: device.id(), sizes, placement })
     }
 
