@@ -439,6 +439,13 @@ impl Placement {
         Placement { working_set: WorkingSet { staging, chunk_bases, ..self.working_set }, ..self }
     }
 
+    /// Pinned host memory the placement takes: the streamed bases, and the
+    /// spilled layout's c (n scalars).
+    pub fn pinned_host_bytes(&self) -> u64 {
+        let spill = if self.quotient == QuotientLayout::Spilled { self.working_set.quotient / 2 } else { 0 };
+        self.streamed_bytes + spill
+    }
+
     /// Bases per streamed chunk.
     pub fn stream_chunk(&self) -> u64 {
         self.working_set.chunk_bases

@@ -204,7 +204,7 @@ impl ProveBackend for CudaBackend {
     }
 
     fn pinned_bytes(&self, params: &Arc<Parameters>) -> u64 {
-        self.uploaded(params).map_or(0, |srs| srs.placement().streamed_bytes)
+        self.uploaded(params).map_or(0, |srs| srs.placement().pinned_host_bytes())
     }
 
     fn adopt_slim(&self, full: &Arc<Parameters>, slim: &Arc<Parameters>) {

@@ -149,7 +149,8 @@ pub trait ProveBackend: Send + Sync {
     }
 
     /// Host bytes the backend holds for `params` once prepared (a GPU's
-    /// pinned copies of the queries it streams), which the engine's memory
+    /// pinned copies of the queries it streams, and a spilled quotient's
+    /// c), which the engine's memory
     /// budget keeps counting after it drops its own copy of the bases.
     fn pinned_bytes(&self, _params: &Arc<Parameters>) -> u64 {
         0
