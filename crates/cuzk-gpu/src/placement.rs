@@ -519,12 +519,14 @@ pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, quoti
 /// bytes, where `held` more bytes must stay free for calls over other SRSs
 /// already placed there (their working sets beyond this one's).
 ///
-/// Of the placements (resident queries, quotient layout, shape on the
-/// device or in host memory) whose bases and working set fit, the one that
-/// costs the least per call is taken: the bus traffic of its streamed
-/// queries, of a shape read from host memory, and the one-at-a-time
-/// quotients' [`QuotientLayout::cost`] (ties: the earlier layout, the shape
-/// on the device, then the most resident bytes). A device that cannot hold one call's working set even
+/// Of the placements (resident queries, quotient layout) whose bases and
+/// working set fit, the one that costs the least per call is taken: the
+/// bus traffic of its streamed queries and the one-at-a-time quotients'
+/// [`QuotientLayout::cost`] (ties: the earlier layout, then the most
+/// resident bytes). A recorded shape stays on the device unless no
+/// placement fits with it there: what reading it across the bus costs a
+/// call has not been measured yet, so it is the last resort (a 16 GB card),
+/// not a trade against streamed queries. A device that cannot hold one call's working set even
 /// with every query streamed and the lean quotient gets a typed error
 /// saying how much it needs: such a call would fail out of memory on its
 /// first proof.
@@ -532,8 +534,11 @@ pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placem
     let room = free.saturating_sub(held);
     let n = sizes.h as u64 + 1;
     let mut best: Option<(u64, Placement)> = None;
-    for layout in QuotientLayout::ALL {
-        for shape_on_host in [false, true] {
+    for shape_on_host in [false, true] {
+        if best.is_some() {
+            break;
+        }
+        for layout in QuotientLayout::ALL {
             // From every query resident down, so that ties keep the most
             // resident (empty queries cost nothing either way, but
             // streaming needs staging).
@@ -547,16 +552,11 @@ pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placem
                     continue;
                 }
                 let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
-                let shape = if shape_on_host { CIRCUITS_PER_CALL * WorkingSet::shape_bytes(n) } else { 0 };
-                let cost = streaming + shape + layout.cost(n);
+                let cost = streaming + layout.cost(n);
                 let better = match &best {
                     None => true,
                     Some((c, p)) => {
-                        cost < *c
-                            || (cost == *c
-                                && p.quotient == layout
-                                && p.shape_on_host == shape_on_host
-                                && candidate.resident_bytes > p.resident_bytes)
+                        cost < *c || (cost == *c && p.quotient == layout && candidate.resident_bytes > p.resident_bytes)
                     }
                 };
                 if better {

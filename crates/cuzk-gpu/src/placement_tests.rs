@@ -232,6 +232,11 @@ proptest! {
                 let f = forced(&sizes, free, total, p.resident, p.quotient);
                 let f = if p.shape_on_host { f.with_shape_on_host() } else { f };
                 prop_assert_eq!(p, f.with_chunk(&sizes, p.stream_chunk()));
+                // The shape leaves the device only when nothing fits with it there.
+                if p.shape_on_host {
+                    let least = WorkingSet::of(&sizes, total, QuerySet::NONE, QuotientLayout::Spilled);
+                    prop_assert!(least.total() + held > free);
+                }
                 // Chunks grow into spare memory only.
                 prop_assert!(p.stream_chunk() >= DEFAULT_CHUNK_BASES || p.resident == QuerySet::ALL);
                 prop_assert!(p.stream_chunk() == DEFAULT_CHUNK_BASES || f.peak() + held < free);
