@@ -31,6 +31,9 @@ void fixed_base_mul(int32_t, ArrayKind, rust::Slice<const uint64_t>, uint32_t, r
 float batch_add_sums(const DeviceArray&, span<const uint64_t>, span<uint64_t>) { unavailable(); }
 rust::Vec<float> fr_ntt_timed(const DeviceArray&, NttKind, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 float fp_mul_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
+float fp64_mul_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) {
+    unavailable();
+}
 float g1_add_chain(int32_t, rust::Slice<const uint64_t>, uint64_t, uint32_t, rust::Slice<uint64_t>) { unavailable(); }
 
 struct DeviceR1cs::state {};

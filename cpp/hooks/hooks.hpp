@@ -35,6 +35,10 @@ void curve_op(Curve curve, CurveOp op, rust::Slice<const uint64_t> p, rust::Slic
               rust::Slice<uint64_t> out);
 void ntt_root_of_unity(uint32_t log_n, rust::Slice<uint64_t> out);
 
+// The FP64-limb Fp product on the CPU (cpp/hooks/fp64_host.cpp): a b R^-1
+// mod p, canonical, for Montgomery limbs a, b below 2p (others throw).
+void fp64_mul_host(rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b, rust::Slice<uint64_t> out);
+
 // Device probes (cuda/api/device.cu, or cpp/no_gpu.cpp without nvcc).
 void device_alloc_probe(int32_t id, uint64_t bytes);
 void gpu_field_mul(int32_t id, Field field, rust::Slice<const uint64_t> a, rust::Slice<const uint64_t> b,

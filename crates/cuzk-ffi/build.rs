@@ -32,7 +32,7 @@ const CUDA_SOURCES: [&str; 8] = [
 /// The C++ host code of every build: the production entry points that need
 /// no CUDA, the Groth16 host function (cpp/groth16/) and the test and bench
 /// hooks (cpp/hooks/).
-const HOST_SOURCES: [&str; 17] = [
+const HOST_SOURCES: [&str; 18] = [
     "cpp/msm_host.cpp",
     "cpp/os.cpp",
     "cpp/r1cs_check.cpp",
@@ -46,6 +46,7 @@ const HOST_SOURCES: [&str; 17] = [
     "cpp/hooks/error_hooks.cpp",
     "cpp/hooks/fault_hooks.cpp",
     "cpp/hooks/fixed_base_host.cpp",
+    "cpp/hooks/fp64_host.cpp",
     "cpp/hooks/groth16_hooks.cpp",
     "cpp/hooks/host_arith.cpp",
     "cpp/hooks/msm_models.cpp",
@@ -92,7 +93,10 @@ fn main() {
         .std("c++17")
         .opt_level(2)
         .cpp_link_stdlib(None)
-        .flag_if_supported("-fconstexpr-ops-limit=1000000000");
+        .flag_if_supported("-fconstexpr-ops-limit=1000000000")
+        // cuda/ff/fp64.hpp's host run must round exactly where the device
+        // does: no multiply and add fused into an fma the source did not write.
+        .flag_if_supported("-ffp-contract=off");
     for src in HOST_SOURCES {
         host.file(root.join(src));
     }

@@ -1,11 +1,13 @@
 //! The arithmetic throughput kernels of bench.hpp: long dependent chains per
-//! thread over many resident threads, so the figure is the multiplier's (or
-//! the mixed addition's) issue rate, not memory's. Operands come from a few
+//! thread over many resident threads, so the figure is the multiplier's (the
+//! integer one's, the FP64-limb one's, or the mixed addition's) issue rate,
+//! not memory's. Operands come from a few
 //! seeds in shared memory; every thread stores its result, so nothing can be
 //! dropped by the compiler, and the caller checks a sample against blstrs.
 #include <string>
 
 #include "../ec/point.hpp"
+#include "../ff/fp64.hpp"
 #include "../msm/accumulation.hpp"
 #include "bench.hpp"
 #include "../util/cuda_util.cuh"
@@ -34,6 +36,20 @@ __global__ void fp_mul_chain_kernel(const fp_t* seeds, uint32_t k, uint64_t thre
     const fp_t y = s[(t + 1) % k];
     for (uint32_t j = 0; j < iters; j++) x = x * y;
     out[t] = x;
+}
+
+/// fp_mul_chain_kernel's chain through the FP64-limb product (ff/fp64.hpp):
+/// operands converted once, `iters` products in that form, one conversion back.
+__global__ void fp64_mul_chain_kernel(const fp_t* seeds, uint32_t k, uint64_t threads, uint32_t iters, fp_t* out) {
+    __shared__ fp_t s[MAX_OPERANDS];
+    for (uint32_t i = threadIdx.x; i < k; i += blockDim.x) s[i] = seeds[i];
+    __syncthreads();
+    const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= threads) return;
+    ff::fp64 x = ff::fp64_from_mont(s[t % k]);
+    const ff::fp64 y = ff::fp64_from_mont(s[(t + 1) % k]);
+    for (uint32_t j = 0; j < iters; j++) x = ff::fp64_mul(x, y);
+    out[t] = ff::fp64_to_mont(x);
 }
 
 /// The bucket accumulation's mixed addition as the MSM runs it: in
@@ -88,6 +104,14 @@ float fp_mul_chain(int32_t id, rust::Slice<const uint64_t> seeds, uint64_t threa
     return run_chain<fp_t, fp_t>(id, seeds, threads, sample, "fp_mul_chain",
                                  [&](const fp_t* in, uint32_t k, unsigned blocks, fp_t* out, cudaStream_t s) {
                                      fp_mul_chain_kernel<<<blocks, THREADS, 0, s>>>(in, k, threads, iters, out);
+                                 });
+}
+
+float fp64_mul_chain(int32_t id, rust::Slice<const uint64_t> seeds, uint64_t threads, uint32_t iters,
+                     rust::Slice<uint64_t> sample) {
+    return run_chain<fp_t, fp_t>(id, seeds, threads, sample, "fp64_mul_chain",
+                                 [&](const fp_t* in, uint32_t k, unsigned blocks, fp_t* out, cudaStream_t s) {
+                                     fp64_mul_chain_kernel<<<blocks, THREADS, 0, s>>>(in, k, threads, iters, out);
                                  });
 }
 

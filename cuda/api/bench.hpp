@@ -1,5 +1,5 @@
 //! Entry points that exist to measure the kernels: a timed NTT on a resident
-//! input and two arithmetic throughput kernels. Every one returns what it
+//! input and three arithmetic throughput kernels. Every one returns what it
 //! computed as well as the time, so the benchmark checks its result against
 //! blstrs and a kernel that was optimised away or is wrong cannot report a
 //! figure. No CUDA type appears here (the g++ bridge includes this header).
@@ -26,6 +26,11 @@ rust::Vec<float> fr_ntt_timed(const DeviceArray& input, NttKind kind, uint32_t r
 /// it holds) and returns the device milliseconds of the kernel.
 float fp_mul_chain(int32_t id, rust::Slice<const uint64_t> seeds, uint64_t threads, uint32_t iters,
                    rust::Slice<uint64_t> sample);
+
+/// fp_mul_chain's chains computed with the FP64-limb product (ff/fp64.hpp):
+/// the same inputs, the same results, a different multiplier to time.
+float fp64_mul_chain(int32_t id, rust::Slice<const uint64_t> seeds, uint64_t threads, uint32_t iters,
+                     rust::Slice<uint64_t> sample);
 
 /// `threads` threads each start an XYZZ accumulator at bases[t % k] and add
 /// bases[(t + j) % k] for j = 1..iters by mixed addition (k affine G1 bases,

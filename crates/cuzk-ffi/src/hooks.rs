@@ -155,6 +155,9 @@ pub mod ffi {
         fn curve_op(curve: Curve, op: CurveOp, p: &[u64], q: &[u64], out: &mut [u64]) -> Result<()>;
         /// The primitive 2^log_n-th root of unity the NTT kernels use.
         fn ntt_root_of_unity(log_n: u32, out: &mut [u64]) -> Result<()>;
+        /// Host hook: the FP64-limb Montgomery product of Fp (cuda/ff/fp64.hpp)
+        /// on the CPU, for 6-limb Montgomery values below 2p; canonical result.
+        fn fp64_mul_host(a: &[u64], b: &[u64], out: &mut [u64]) -> Result<()>;
 
         /// Allocates, fills and frees `bytes` of device memory: exercises the out-of-memory path.
         fn device_alloc_probe(id: i32, bytes: u64) -> Result<()>;
@@ -230,6 +233,9 @@ pub mod ffi {
         /// `threads` dependent chains of `iters` Fp multiplications (x = seeds[t % k] * y^iters,
         /// y = seeds[(t + 1) % k]); the first results go to `sample`; returns device milliseconds.
         fn fp_mul_chain(id: i32, seeds: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
+        /// `fp_mul_chain` through the FP64-limb product (cuda/ff/fp64.hpp): the
+        /// operands converted once, the chain in that form, the result converted back.
+        fn fp64_mul_chain(id: i32, seeds: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;
         /// `threads` chains of `iters` G1 mixed additions (bases[t % k] + bases[(t + 1) % k] + ...),
         /// XYZZ results of the first threads to `sample`; returns device milliseconds.
         fn g1_add_chain(id: i32, bases: &[u64], threads: u64, iters: u32, sample: &mut [u64]) -> Result<f32>;

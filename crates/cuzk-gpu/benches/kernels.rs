@@ -1,5 +1,6 @@
 //! Kernel benchmarks on device 0, one JSON line per measurement and a table
-//! at the end: Fp multiplications and G1 mixed additions per second (long
+//! at the end: Fp multiplications (the integer product and the FP64-limb
+//! one, cuda/ff/fp64.hpp) and G1 mixed additions per second (long
 //! dependent chains, results checked against blstrs), Fr NTT 2^16..2^27 in
 //! each kind (forward, inverse, coset forward, coset inverse), G1 MSM
 //! 2^16..2^27 and G2 MSM 2^16..2^24 with random and with bit-heavy scalars,
@@ -28,7 +29,9 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use blstrs::{Fp, G1Affine};
 use cuzk_gpu::batch_add::batch_add_resident;
 use cuzk_gpu::curve::{G1, G2};
-use cuzk_gpu::hooks::bench::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed, ChainRun};
+use cuzk_gpu::hooks::bench::{
+    fp64_mul_chain, fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed, ChainRun,
+};
 use cuzk_gpu::msm::{msm_resident, msm_table, DeviceRun, MsmCurve, MsmTable};
 use cuzk_gpu::{Device, DeviceBases, DeviceScalars, GpuError, NttKind};
 use ff::Field;
@@ -163,16 +166,24 @@ fn chain_median<T: PartialEq + std::fmt::Debug>(
     median(times)
 }
 
+/// A chain kernel of Fp products: the integer multiplier's or the FP64-limb one's.
+type FpChain = fn(&Device, &[Fp], u64, u32, usize) -> Result<ChainRun<Fp>, GpuError>;
+
+/// Fp products per second of the integer product (`fp_mul`) and, on the
+/// same seeds and chains, of the FP64-limb product (`fp64_mul`, cuda/ff/fp64.hpp).
 fn bench_fp_mul(device: &Device, rng: &mut ChaCha20Rng, threads: u64, table: &mut Table) {
     const ITERS: u32 = 4096;
     let seeds: Vec<Fp> = (0..64).map(|_| Fp::random(&mut *rng)).collect();
-    let ms = chain_median(
-        || fp_mul_chain(device, &seeds, threads, ITERS, 8),
-        |t| fp_mul_chain_reference(&seeds, t, ITERS),
-    );
-    let rate = threads as f64 * f64::from(ITERS) / (ms * 1e-3);
-    println!("{{\"bench\":\"fp_mul\",\"threads\":{threads},\"iters\":{ITERS},\"median_ms\":{ms:.3},\"per_s\":{rate:.4e},\"runs\":{RUNS}}}");
-    table.push("fp_mul", &format!("{threads} threads x {ITERS}"), 0, ms, format!("{:.2} G/s", rate * 1e-9));
+    let chains: [(&str, FpChain); 2] = [("fp_mul", fp_mul_chain), ("fp64_mul", fp64_mul_chain)];
+    for (name, chain) in chains {
+        let ms = chain_median(
+            || chain(device, &seeds, threads, ITERS, 8),
+            |t| fp_mul_chain_reference(&seeds, t, ITERS),
+        );
+        let rate = threads as f64 * f64::from(ITERS) / (ms * 1e-3);
+        println!("{{\"bench\":\"{name}\",\"threads\":{threads},\"iters\":{ITERS},\"median_ms\":{ms:.3},\"per_s\":{rate:.4e},\"runs\":{RUNS}}}");
+        table.push(name, &format!("{threads} threads x {ITERS}"), 0, ms, format!("{:.2} G/s", rate * 1e-9));
+    }
 }
 
 fn bench_g1_add(device: &Device, rng: &mut ChaCha20Rng, threads: u64, table: &mut Table) {

@@ -10,7 +10,10 @@ mod harness;
 
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, Scalar};
 use cuzk_gpu::hooks::arith::{device_field_mul, KernelField};
-use cuzk_gpu::hooks::bench::{fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed};
+use cuzk_gpu::hooks::arith::host_fp64_mul;
+use cuzk_gpu::hooks::bench::{
+    fp64_mul_chain, fp_mul_chain, fp_mul_chain_reference, g1_add_chain, g1_add_chain_reference, ntt_timed,
+};
 use cuzk_gpu::hooks::device::probe_alloc;
 use cuzk_gpu::{devices, ntt, Device, DeviceScalars, GpuError, NttKind};
 use group::prime::PrimeCurveAffine;
@@ -28,6 +31,7 @@ const TESTS: &[(&str, harness::Test)] = &[
     ("ntt_rejects_non_powers_of_two", ntt_rejects_non_powers_of_two),
     ("ntt_timed_matches_ntt", ntt_timed_matches_ntt),
     ("fp_mul_chain_matches_blstrs", fp_mul_chain_matches_blstrs),
+    ("fp64_mul_chain_matches_host_and_blstrs", fp64_mul_chain_matches_host_and_blstrs),
     ("g1_add_chain_matches_blstrs", g1_add_chain_matches_blstrs),
     ("out_of_memory_is_typed_and_recoverable", out_of_memory_is_typed_and_recoverable),
     ("unknown_device_is_typed", unknown_device_is_typed),
@@ -248,6 +252,27 @@ fn fp_mul_chain_matches_blstrs(device: &Device, rng: &mut ChaCha20Rng) {
     assert!(zero_iters.sample.iter().enumerate().all(|(t, x)| *x == seeds[t % seeds.len()]));
     assert!(matches!(fp_mul_chain(device, &[], 10, 1, 0), Err(GpuError::InvalidInput(_))));
     assert!(matches!(fp_mul_chain(device, &seeds, 10, 1, 11), Err(GpuError::InvalidInput(_))));
+}
+
+/// The FP64-limb product's chains on the device against the same product
+/// run on the CPU (cuda/ff/fp64.hpp compiled by g++, step by step) and
+/// against blstrs: the device's DFMA must round exactly as std::fma does.
+fn fp64_mul_chain_matches_host_and_blstrs(device: &Device, rng: &mut ChaCha20Rng) {
+    let mut seeds: Vec<Fp> = (0..13).map(|_| Fp::random(&mut *rng)).collect();
+    seeds.extend([Fp::ZERO, Fp::ONE, -Fp::ONE]);
+    let (threads, iters) = (1000u64, 77u32);
+    let run = fp64_mul_chain(device, &seeds, threads, iters, threads as usize).unwrap();
+    let k = seeds.len();
+    for (t, got) in run.sample.iter().enumerate() {
+        let y = seeds[(t + 1) % k];
+        let host = (0..iters).fold(seeds[t % k], |x, _| host_fp64_mul(&x, &y).unwrap());
+        assert_eq!(*got, host, "thread {t}: device against the host run");
+        assert_eq!(*got, fp_mul_chain_reference(&seeds, t, iters), "thread {t}: against blstrs");
+    }
+    let zero_iters = fp64_mul_chain(device, &seeds, 20, 0, 20).unwrap();
+    assert!(zero_iters.sample.iter().enumerate().all(|(t, x)| *x == seeds[t % k]));
+    assert!(matches!(fp64_mul_chain(device, &[], 10, 1, 0), Err(GpuError::InvalidInput(_))));
+    assert!(matches!(fp64_mul_chain(device, &seeds, 10, 1, 11), Err(GpuError::InvalidInput(_))));
 }
 
 fn g1_add_chain_matches_blstrs(device: &Device, rng: &mut ChaCha20Rng) {

@@ -32,6 +32,16 @@ pub fn host_field_op<F: KernelField>(op: FieldOp, a: &F, b: &F) -> Result<F, Gpu
     Ok(out[0])
 }
 
+/// `a * b` through the FP64-limb Montgomery product (cuda/ff/fp64.hpp) run
+/// on the host, a faithful reference of its device run. `a` and `b` may hold
+/// any Montgomery limbs below 2p (the other form of a residue); the result
+/// is canonical. Limbs at or above 2p are `InvalidInput`.
+pub fn host_fp64_mul(a: &Fp, b: &Fp) -> Result<Fp, GpuError> {
+    let mut out = [Fp::ZERO];
+    hooks::fp64_mul_host(as_limbs(std::slice::from_ref(a)), as_limbs(std::slice::from_ref(b)), as_limbs_mut(&mut out))?;
+    Ok(out[0])
+}
+
 /// The Montgomery constants the kernels derived from a modulus, as u64 limbs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MontgomeryConstants {

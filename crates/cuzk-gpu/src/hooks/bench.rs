@@ -23,7 +23,15 @@ pub fn fp_mul_chain(device: &Device, seeds: &[Fp], threads: u64, iters: u32, sam
     Ok(ChainRun { sample: out, device_ms })
 }
 
-/// Thread t's result of [`fp_mul_chain`]: `seeds[t % k] * seeds[(t + 1) % k]^iters`.
+/// [`fp_mul_chain`] with the FP64-limb product (cuda/ff/fp64.hpp) as the
+/// multiplier: the same chains and results ([`fp_mul_chain_reference`]).
+pub fn fp64_mul_chain(device: &Device, seeds: &[Fp], threads: u64, iters: u32, sample: usize) -> Result<ChainRun<Fp>, GpuError> {
+    let mut out = vec![Fp::ZERO; sample];
+    let device_ms = hooks::fp64_mul_chain(device.id(), as_limbs(seeds), threads, iters, as_limbs_mut(&mut out))?;
+    Ok(ChainRun { sample: out, device_ms })
+}
+
+/// Thread t's result of [`fp_mul_chain`] and [`fp64_mul_chain`]: `seeds[t % k] * seeds[(t + 1) % k]^iters`.
 pub fn fp_mul_chain_reference(seeds: &[Fp], t: usize, iters: u32) -> Fp {
     let k = seeds.len();
     seeds[t % k] * seeds[(t + 1) % k].pow_vartime([u64::from(iters)])

@@ -5,7 +5,8 @@
 /// The kernels' field and curve arithmetic run on the host (and the field
 /// multiplier on a device), for differential tests against blstrs.
 pub mod arith;
-/// Kernel timings for the benchmarks: dependent Fp and G1 chains, repeated NTTs.
+/// Kernel timings for the benchmarks: dependent Fp (integer and FP64-limb
+/// products) and G1 chains, repeated NTTs.
 pub mod bench;
 /// The device allocation probe (out-of-memory as a typed error).
 pub mod device;
