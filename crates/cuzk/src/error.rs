@@ -55,6 +55,15 @@ pub enum Error {
     /// A command-line value is invalid.
     #[error("{0}")]
     Usage(String),
+    /// A timeline file is malformed (naming the line), or its picture
+    /// could not be drawn.
+    #[error("{path}: {message}")]
+    Timeline {
+        /// The timeline, or the picture.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A Filecoin request, its inputs, its parameters or its proof: the
     /// error names the field, file or partition.
     #[cfg(feature = "filecoin")]

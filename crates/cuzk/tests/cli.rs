@@ -215,3 +215,31 @@ fn recorded_synthesis_saves_in_the_user_cache_and_classic_still_works() {
     let o = cuzk(&["prove", "--circuit", "mul-chain", "--size", "200", "--params", p.to_str().unwrap(), "--synthesis", "fast"]);
     assert!(!o.status.success() && text(&o).contains("classic, recorded"), "{}", text(&o));
 }
+
+#[test]
+fn a_bench_timeline_is_drawn_and_a_malformed_one_is_named() {
+    let p = params("mul-chain", "300");
+    let timeline = dir().join("bench.timeline.jsonl");
+    let o = cuzk(&[
+        "bench", "--circuit", "mul-chain", "--size", "300", "--jobs", "2", "--partitions", "3", "--backend", "cpu",
+        "--params-dir", p.parent().unwrap().to_str().unwrap(), "--timeline", timeline.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let svg = dir().join("bench.svg");
+    let o = cuzk(&["timeline", "plot", timeline.to_str().unwrap(), "--out", svg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") && picture.contains("<rect"), "{}", &picture[..picture.len().min(400)]);
+    for label in ["prove cpu", "synthesis 0", "bench.timeline.jsonl: 2 jobs", "prove call"] {
+        assert!(picture.contains(label), "`{label}` missing from the picture");
+    }
+    // Six partitions' synthesis bars at least, and the two jobs' calls.
+    assert!(picture.matches("<rect").count() >= 8, "{}", picture.matches("<rect").count());
+
+    let bad = dir().join("bad.timeline.jsonl");
+    std::fs::write(&bad, "{\"t_ms\":1,\"event\":\"submit\",\"job\":1}\n{oops\n").unwrap();
+    let never = dir().join("never.svg");
+    let o = cuzk(&["timeline", "plot", bad.to_str().unwrap(), "--out", never.to_str().unwrap()]);
+    assert!(!o.status.success() && text(&o).contains("bad.timeline.jsonl: line 2:"), "{}", text(&o));
+    assert!(!never.exists(), "no picture for a malformed timeline");
+}

@@ -17,6 +17,7 @@ mod setup;
 mod soak;
 #[cfg(any(feature = "daemon", feature = "filecoin"))]
 mod stats;
+mod timeline;
 mod verify;
 mod workload;
 
@@ -70,6 +71,11 @@ enum Command {
     /// Run the engine for a while under random load, verify every proof, and
     /// report proofs, invalid proofs, lost jobs, failures and memory.
     Soak(soak::SoakArgs),
+    /// Engine timelines (`--timeline` files): draw one.
+    Timeline {
+        #[command(subcommand)]
+        command: timeline::TimelineCommand,
+    },
     /// Filecoin's proof kinds (PoRep, SnapDeals, WindowPoSt, WinningPoSt): prove, verify, parameters, test data.
     #[cfg(feature = "filecoin")]
     Filecoin {
@@ -107,6 +113,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Bench(args) => bench::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Soak(args) => soak::run(&args),
+        Command::Timeline { command } => timeline::run(&command).map(|()| ExitCode::SUCCESS),
         #[cfg(feature = "filecoin")]
         Command::Filecoin { command } => filecoin::run(&command),
         #[cfg(feature = "daemon")]
