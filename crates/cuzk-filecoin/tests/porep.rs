@@ -2,9 +2,12 @@
 //! filecoin-proofs (add piece, PC1, PC2, C1), handed over as Curio does, proved
 //! by cuzk on the CPU and checked by `verify_seal`; filecoin-proofs' own C2
 //! checked by cuzk; cuzk's circuit shape and proof bytes against bellperson's;
-//! and every malformed input refused with a typed error.
+//! and every malformed input refused with a typed error. Synthetic PoRep
+//! the same way, from a sector of its own ([`synthetic_porep`]).
 
 mod common;
+#[path = "porep/synthetic_porep.rs"]
+mod synthetic_porep;
 
 use std::fs::File;
 use std::sync::OnceLock;
@@ -330,18 +333,17 @@ fn bad_inputs_are_typed_errors() {
         assert_eq!(input_field(err), "SectorSize");
     }
 
-    for proof in [
-        RegisteredSealProof::StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
-        RegisteredSealProof::StackedDrg2KiBV1_2_Feat_NonInteractivePoRep,
-    ] {
-        let json = edited(|c| c.registered_proof = proof);
-        for err in [from_json(&json), from_wrapper(&curio_wrapper(SECTOR as i64, &json, 2048))] {
-            assert!(
-                matches!(&err, FilecoinError::UnsupportedProof { proof: p, .. } if *p == format!("{proof:?}")),
-                "{err}"
-            );
-        }
+    let proof = RegisteredSealProof::StackedDrg2KiBV1_2_Feat_NonInteractivePoRep;
+    let json = edited(|c| c.registered_proof = proof);
+    for err in [from_json(&json), from_wrapper(&curio_wrapper(SECTOR as i64, &json, 2048))] {
+        assert!(
+            matches!(&err, FilecoinError::UnsupportedProof { proof: p, .. } if *p == format!("{proof:?}")),
+            "{err}"
+        );
     }
+    // An interactive C1 relabelled Synthetic: its replica id hashes V1_1's porep id.
+    let err = from_json(&edited(|c| c.registered_proof = synthetic_porep::PROOF));
+    assert!(matches!(err, FilecoinError::ReplicaIdMismatch { miner_id: MINER, sector_number: SECTOR }), "{err}");
     let err = from_json(&edited(|c| c.registered_proof = RegisteredSealProof::StackedDrg8MiBV1_1));
     assert!(err.to_string().contains("2 KiB"), "{err}");
     assert_eq!(input_field(err), "vanilla_proofs");

@@ -15,7 +15,7 @@ mod config;
 mod input;
 mod vanilla;
 
-pub use config::registered_seal_proof;
+pub use config::{abi_number, registered_seal_proof};
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,10 +1,10 @@
 //! Real inputs for the test sector sizes (2 KiB, 8 MiB, 512 MiB), made by
 //! filecoin-proofs itself exactly as a storage provider's sealing pipeline
-//! makes them, in the form Curio sends them to a prover: sealed sectors,
-//! C1 outputs (raw JSON, and Curio's `c1.json` wrapper), PoSt vanilla proofs
-//! (bincode per sector), SnapDeals updates of committed-capacity sectors
-//! (bincode per partition, with the three commitments). What tests, benchmarks and `cuzk filecoin
-//! test-data` prove.
+//! makes them, in the form Curio sends them to a prover: sealed sectors
+//! (V1_1, or Synthetic PoRep), C1 outputs (raw JSON, and Curio's `c1.json`
+//! wrapper), PoSt vanilla proofs (bincode per sector), SnapDeals updates of
+//! committed-capacity sectors (bincode per partition, with the three
+//! commitments). What tests, benchmarks and `cuzk filecoin test-data` prove.
 //!
 //! filecoin-proofs reads its own settings from the environment on first use
 //! (`FIL_PROOFS_PARENT_CACHE` for the SDR parent cache among them): a caller
@@ -30,6 +30,19 @@ pub fn seal_proof(size: SectorSize) -> RegisteredSealProof {
         SectorSize::Mib512 => StackedDrg512MiBV1_1,
         SectorSize::Gib32 => StackedDrg32GiBV1_1,
         SectorSize::Gib64 => StackedDrg64GiBV1_1,
+    }
+}
+
+/// The Synthetic PoRep (FIP-0059) seal proof of a sector size: what Curio
+/// seals with when `UseSyntheticPoRep` is on.
+pub fn synthetic_seal_proof(size: SectorSize) -> RegisteredSealProof {
+    use RegisteredSealProof::*;
+    match size {
+        SectorSize::Kib2 => StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
+        SectorSize::Mib8 => StackedDrg8MiBV1_1_Feat_SyntheticPoRep,
+        SectorSize::Mib512 => StackedDrg512MiBV1_1_Feat_SyntheticPoRep,
+        SectorSize::Gib32 => StackedDrg32GiBV1_1_Feat_SyntheticPoRep,
+        SectorSize::Gib64 => StackedDrg64GiBV1_1_Feat_SyntheticPoRep,
     }
 }
 

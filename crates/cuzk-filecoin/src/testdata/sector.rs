@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use filecoin_proofs_api::post::{generate_fallback_sector_challenges, generate_single_vanilla_proof};
 use filecoin_proofs_api::seal::{
-    add_piece, seal_commit_phase1, seal_pre_commit_phase1, seal_pre_commit_phase2, SealCommitPhase1Output,
-    SealPreCommitPhase2Output,
+    add_piece, clear_cache, generate_synth_proofs, seal_commit_phase1, seal_pre_commit_phase1,
+    seal_pre_commit_phase2, SealCommitPhase1Output, SealPreCommitPhase2Output,
 };
 use filecoin_proofs_api::{
-    PieceInfo, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId, UnpaddedBytesAmount,
+    ApiFeature, PieceInfo, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
+    UnpaddedBytesAmount,
 };
 use rand::RngCore;
 
@@ -45,7 +46,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> FilecoinError + '_ {
 
 impl SealedSector {
     /// Seals sector `number` of miner `miner_id` at `size` (a test size) in
-    /// `dir`, one random piece filling it.
+    /// `dir` with the V1_1 seal proof, one random piece filling it.
     pub fn seal(
         dir: &Path,
         size: SectorSize,
@@ -53,7 +54,23 @@ impl SealedSector {
         number: u64,
         rng: &mut impl RngCore,
     ) -> Result<SealedSector, FilecoinError> {
-        Self::seal_data(dir, size, miner_id, number, rng, false)
+        Self::seal_data(dir, seal_proof(size), miner_id, number, rng, false)
+    }
+
+    /// Seals as [`seal`](Self::seal) does, with seal proof `proof` (of a test
+    /// size). A Synthetic PoRep sector is sealed as Curio seals one: after
+    /// pre-commit phase 2, filecoin-proofs' `generate_synth_proofs` writes the
+    /// proofs of every synthetic challenge into the cache directory and
+    /// `clear_cache` drops the layers and trees C and D, so its commit phase 1
+    /// reads the seed's challenges from the synthetic proofs alone.
+    pub fn seal_with(
+        dir: &Path,
+        proof: RegisteredSealProof,
+        miner_id: u64,
+        number: u64,
+        rng: &mut impl RngCore,
+    ) -> Result<SealedSector, FilecoinError> {
+        Self::seal_data(dir, proof, miner_id, number, rng, false)
     }
 
     /// Seals a committed-capacity sector (all zeros), the kind SnapDeals updates.
@@ -64,19 +81,19 @@ impl SealedSector {
         number: u64,
         rng: &mut impl RngCore,
     ) -> Result<SealedSector, FilecoinError> {
-        Self::seal_data(dir, size, miner_id, number, rng, true)
+        Self::seal_data(dir, seal_proof(size), miner_id, number, rng, true)
     }
 
     fn seal_data(
         dir: &Path,
-        size: SectorSize,
+        proof: RegisteredSealProof,
         miner_id: u64,
         number: u64,
         rng: &mut impl RngCore,
         zeros: bool,
     ) -> Result<SealedSector, FilecoinError> {
+        let size = SectorSize::from_bytes(u64::from(proof.sector_size()))?;
         ensure_test_size(size)?;
-        let proof = seal_proof(size);
         let base = dir.join(format!("sector-{miner_id}-{number}"));
         let (staged, replica, cache) = (base.with_extension("staged"), base.with_extension("sealed"), base.join("cache"));
         std::fs::create_dir_all(&cache).map_err(io(&cache))?;
@@ -95,6 +112,11 @@ impl SealedSector {
         let p1 = seal_pre_commit_phase1(proof, &cache, &staged, &replica, prover_id(miner_id), id, ticket, &pieces)
             .map_err(failed("pre-commit phase 1"))?;
         let pre_commit = seal_pre_commit_phase2(p1, &cache, &replica).map_err(failed("pre-commit phase 2"))?;
+        if proof.feature_enabled(ApiFeature::SyntheticPoRep) {
+            generate_synth_proofs(&cache, &replica, prover_id(miner_id), id, ticket, pre_commit.clone(), &pieces)
+                .map_err(failed("generating the synthetic proofs"))?;
+            clear_cache(&cache).map_err(failed("clearing the layers after the synthetic proofs"))?;
+        }
         std::fs::remove_file(&staged).map_err(io(&staged))?;
         Ok(SealedSector { proof, miner_id, number, ticket, pre_commit, piece, replica, cache })
     }
@@ -110,7 +132,8 @@ impl SealedSector {
     }
 
     /// Seal commit phase 1 for interactive seed `seed`: the C1 output, as
-    /// filecoin-proofs-api's type.
+    /// filecoin-proofs-api's type. A Synthetic PoRep sector's proofs of the
+    /// seed's challenges are picked from its synthetic proofs.
     pub fn commit_phase1(&self, seed: [u8; 32]) -> Result<SealCommitPhase1Output, FilecoinError> {
         seal_commit_phase1(
             &self.cache,

@@ -6,9 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use cuzk::filecoin::commitment::{to_cid_bytes, CommitmentKind};
+use cuzk::filecoin::porep;
 use cuzk::filecoin::post::abi_number;
 use cuzk::filecoin::testdata::{self, SealedSector, SnapInputs};
 use cuzk::filecoin::{CircuitId, ProofKind, SectorSize};
+use filecoin_proofs_api::RegisteredSealProof;
 use serde_json::{json, Value};
 
 use super::super::cid;
@@ -28,6 +30,8 @@ pub const MANIFEST: &str = "manifest.json";
 
 /// What the manifest says of the PoRep's sector.
 pub struct PoRepSector {
+    /// The seal proof it was sealed with.
+    pub proof: RegisteredSealProof,
     /// The sector number.
     pub number: u64,
     /// The sealing ticket.
@@ -40,7 +44,8 @@ pub struct PoRepSector {
 
 impl From<&SealedSector> for PoRepSector {
     fn from(s: &SealedSector) -> Self {
-        PoRepSector { number: s.number, ticket: s.ticket, comm_d: s.pre_commit.comm_d, comm_r: s.comm_r() }
+        let (number, ticket, comm_d, comm_r) = (s.number, s.ticket, s.pre_commit.comm_d, s.comm_r());
+        PoRepSector { proof: s.proof, number, ticket, comm_d, comm_r }
     }
 }
 
@@ -85,8 +90,8 @@ impl Manifest {
         let raw_args: Vec<&str> = raw.into_iter().chain(["--miner-id", miner]).collect();
         self.root["porep"] = json!({
             "circuit": CircuitId::new(ProofKind::PoRepC2, self.size).to_string(),
-            "registered_proof": seal_abi_number(self.size),
-            "registered_proof_name": format!("{:?}", testdata::seal_proof(self.size)),
+            "registered_proof": porep::abi_number(sector.proof),
+            "registered_proof_name": format!("{:?}", sector.proof),
             "sector_number": sector.number,
             "ticket": hex::encode(sector.ticket),
             "seed": hex::encode(seed),
@@ -194,12 +199,6 @@ impl Manifest {
     }
 }
 
-/// Go's `abi.RegisteredSealProof` number of the V1_1 proof testdata seals
-/// with: StackedDrg 2KiB..64GiB V1_1 are 5..9.
-fn seal_abi_number(size: SectorSize) -> u64 {
-    5 + size_index(size)
-}
-
 /// Go's `abi.RegisteredUpdateProof` number at `size`: 0..4, 2KiB..64GiB.
 fn update_abi_number(size: SectorSize) -> u64 {
     size_index(size)
@@ -220,8 +219,10 @@ mod tests {
             let update = registered_update_proof(update_abi_number(size)).unwrap();
             assert_eq!(update, testdata::update_proof(size), "{size}");
             // filecoin-proofs-api's porep id starts with the abi number, little-endian.
-            let porep_id = testdata::seal_proof(size).as_v1_config().porep_id;
-            assert_eq!(porep_id[..8], seal_abi_number(size).to_le_bytes(), "{size}");
+            for proof in [testdata::seal_proof(size), testdata::synthetic_seal_proof(size)] {
+                let porep_id = proof.as_v1_config().porep_id;
+                assert_eq!(porep_id[..8], porep::abi_number(proof).to_le_bytes(), "{proof:?}");
+            }
         }
     }
 }

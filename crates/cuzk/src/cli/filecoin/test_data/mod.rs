@@ -1,9 +1,11 @@
 //! `cuzk filecoin test-data`: real inputs of every kind at a test sector
 //! size, made by filecoin-proofs itself as a provider's pipeline makes them
 //! (cuzk-filecoin's `testdata`), written in the forms Curio sends them, with
-//! a manifest of the commands that prove them; or, with `--synthetic`, every
-//! kind's inputs at any size (32 and 64 GiB included) made without sealing
-//! (cuzk-filecoin's `synthetic`).
+//! a manifest of the commands that prove them; with `--synthetic-porep`, the
+//! sector is sealed with Synthetic PoRep (FIP-0059) as Curio seals it under
+//! `UseSyntheticPoRep`. Or, with `--synthetic` (cuzk-made sectors, nothing to
+//! do with Synthetic PoRep), every kind's inputs at any size (32 and 64 GiB
+//! included) made without sealing (cuzk-filecoin's `synthetic`).
 //!
 //! filecoin-proofs reads its settings from the environment once, on first
 //! use: before the first call this command points its parent cache at the
@@ -61,9 +63,17 @@ pub struct TestDataArgs {
     /// Writes synthetic inputs instead of sealing: any size, 32GiB and 64GiB
     /// included, in seconds: a committed-capacity PoRep C1, WinningPoSt and
     /// whole-partition WindowPoSt vanilla proofs, and a SnapDeals update
-    /// with zero new data.
+    /// with zero new data. (Made by cuzk without sealing; not Synthetic
+    /// PoRep, which is --synthetic-porep.)
     #[arg(long, conflicts_with = "no_snap")]
     synthetic: bool,
+    /// Seals the PoRep sector with Synthetic PoRep (FIP-0059,
+    /// StackedDrg*V1_1_Feat_SyntheticPoRep, Go's registered proof 10-14), as
+    /// Curio does with UseSyntheticPoRep: its synthetic proofs are made after
+    /// pre-commit, its layers cleared, and its C1 picks the seed's challenges
+    /// from them. Not --synthetic (cuzk-made inputs without sealing).
+    #[arg(long, conflicts_with = "synthetic")]
+    synthetic_porep: bool,
 }
 
 /// Seals, makes every kind's inputs, writes them and the manifest.
@@ -80,8 +90,13 @@ pub fn run(a: &TestDataArgs) -> Result<ExitCode, Error> {
     let (size, miner) = (a.sector_size, a.miner_id);
     let mut m = Manifest::new(&out, size, a.seed, miner);
 
-    let sector = step(&format!("sealing sector {DATA_SECTOR} ({size}, random data)"), || {
-        SealedSector::seal(work.path(), size, miner, DATA_SECTOR, &mut rng)
+    let (proof, how) = if a.synthetic_porep {
+        (testdata::synthetic_seal_proof(size), ", Synthetic PoRep")
+    } else {
+        (testdata::seal_proof(size), "")
+    };
+    let sector = step(&format!("sealing sector {DATA_SECTOR} ({size}, random data{how})"), || {
+        SealedSector::seal_with(work.path(), proof, miner, DATA_SECTOR, &mut rng)
     })?;
     let seed = Scalar::random(&mut rng).to_repr();
     let c1 = step("commit phase 1", || sector.c1_json(seed))?;
@@ -150,7 +165,8 @@ fn synthetic(a: &TestDataArgs) -> Result<ExitCode, Error> {
     write(&out, manifest::SNAP, &vanilla_json(&snap.vanilla))?;
     let mut m = Manifest::new(&out, size, a.seed, miner);
     m.synthetic();
-    m.porep(&PoRepSector { number: DATA_SECTOR, ticket, comm_d: c1.comm_d, comm_r: c1.comm_r }, seed);
+    let sector = PoRepSector { proof: c1.registered_proof, number: DATA_SECTOR, ticket, comm_d: c1.comm_d, comm_r: c1.comm_r };
+    m.porep(&sector, seed);
     m.post(&[DATA_SECTOR], &window_sectors, randomness);
     m.snap(CC_SECTOR, &snap);
     write(&out, manifest::MANIFEST, &m.to_json())?;
@@ -224,5 +240,17 @@ mod tests {
         assert_eq!(sector_size("32GiB"), Ok(SectorSize::Gib32));
         let err = sector_size("4KiB").unwrap_err();
         assert!(err.contains("\"4KiB\"") && err.contains("2KiB, 8MiB"), "{err}");
+    }
+
+    #[test]
+    fn synthetic_porep_is_not_synthetic_inputs() {
+        let parse = |extra: &[&str]| {
+            let args = ["test-data", "--out", "x", "--sector-size", "2KiB"].iter().chain(extra);
+            Cli::try_parse_from(args).map(|cli| (cli.args.synthetic_porep, cli.args.synthetic))
+        };
+        assert_eq!(parse(&["--synthetic-porep"]).ok(), Some((true, false)));
+        assert_eq!(parse(&["--synthetic-porep", "--no-snap"]).ok(), Some((true, false)));
+        assert_eq!(parse(&[]).ok(), Some((false, false)));
+        assert!(parse(&["--synthetic-porep", "--synthetic"]).is_err());
     }
 }
