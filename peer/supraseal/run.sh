@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peer cases of issues 3 and 4 on the GPU machine, from the parameter
+# The peer's GPU comparison cases (docs/PERF.md) on the GPU machine, from the parameter
 # files cuzk proves from (named as `cuzk bench --params-dir DIR` caches them):
 #   DIR/sha256-160.params          sha256 N=160, batch 1 (3 reps), 4 (2), 10 (1)
 #   DIR/mul-chain-1048576.params   mul-chain 2^20, batch 1 (2 reps)

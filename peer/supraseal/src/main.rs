@@ -1,7 +1,7 @@
 //! `peer-supraseal`: the GPU peer of cuzk's benchmarks. bellperson 0.27 built
 //! with its `cuda-supraseal` feature proves cuzk's workload circuits (written
 //! with bellperson's own gadgets in benches/src/peer.rs) from the same
-//! parameter file cuzk proves from, so issues 3 and 4 can put both columns
+//! parameter file cuzk proves from, so docs/PERF.md can put both columns
 //! side by side from one run on one GPU. See README.md for the build.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
