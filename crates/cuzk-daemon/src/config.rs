@@ -58,6 +58,35 @@ pub struct ServerConfig {
     pub log_format: LogFormat,
     /// Which log lines are written, as a tracing filter (`info`, `cuzk_daemon=debug,info`).
     pub log_filter: String,
+    /// A TCP listener without TLS may bind an address other than loopback:
+    /// its requests, and any bearer token in them, then cross the network
+    /// in plain text, so the operator says so here.
+    pub allow_plaintext_remote: bool,
+    /// The bearer tokens file (TOML, SHA-256 hashes of the tokens, never
+    /// the tokens): who may call the TCP listeners, for which proof kinds,
+    /// up to which priority, with how many unfinished jobs.
+    pub tokens_file: Option<PathBuf>,
+    /// Every TCP listener refuses a call without a bearer token of
+    /// `tokens_file`; the unix socket is trusted through its file mode.
+    pub require_token: bool,
+    /// TLS on every TCP gRPC listener (`[server.tls]`); plain TCP when absent.
+    /// Last: TOML writes a table after the plain values of its section.
+    pub tls: Option<TlsConfig>,
+}
+
+/// `[server.tls]`: the daemon's certificate and, for mutual TLS, the CAs
+/// its clients' certificates must chain to. Every file is PEM and is read
+/// again on SIGHUP (new connections get what it holds then).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// The server's certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The private key of the leaf (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+    /// CA certificates of the clients; set, every TLS client must present
+    /// a certificate one of them signed (mTLS).
+    pub client_ca: Option<PathBuf>,
 }
 
 /// `[engine]`: devices, memory, synthesis.
@@ -140,6 +169,10 @@ impl Default for ServerConfig {
             on_shutdown: OnShutdown::Finish,
             log_format: LogFormat::Text,
             log_filter: "info".into(),
+            allow_plaintext_remote: false,
+            tokens_file: None,
+            require_token: false,
+            tls: None,
         }
     }
 }
@@ -213,7 +246,20 @@ impl Config {
             return bad("server.listen", "no address to serve on".into());
         }
         for a in &self.server.listen {
-            a.parse::<Address>().map_err(|e| DaemonError::Config(format!("server.listen: {e}")))?;
+            let address = a.parse::<Address>().map_err(|e| DaemonError::Config(format!("server.listen: {e}")))?;
+            let plain_remote = matches!(address, Address::Tcp(_)) && !address.is_loopback();
+            if plain_remote && self.server.tls.is_none() && !self.server.allow_plaintext_remote {
+                return Err(DaemonError::PlaintextRemote { address: a.clone() });
+            }
+        }
+        match (&self.server.tokens_file, self.server.require_token) {
+            (None, true) => return bad("server.require_token", "true without server.tokens_file".into()),
+            (Some(f), false) => {
+                let why =
+                    format!("{} is set but server.require_token is false: no listener would check it", f.display());
+                return bad("server.tokens_file", why);
+            }
+            _ => {}
         }
         if let Some(m) = &self.server.metrics_listen {
             match m.parse::<Address>() {
@@ -286,8 +332,14 @@ impl Config {
             on_shutdown = ?s.on_shutdown,
             log_format = ?s.log_format,
             log_filter = %s.log_filter,
+            allow_plaintext_remote = s.allow_plaintext_remote,
+            tokens_file = ?s.tokens_file,
+            require_token = s.require_token,
             "config [server]"
         );
+        if let Some(t) = &s.tls {
+            tracing::info!(cert = %t.cert.display(), key = %t.key.display(), client_ca = ?t.client_ca, "config [server.tls]");
+        }
         let e = &self.engine;
         tracing::info!(
             backend = %e.backend,
@@ -353,6 +405,13 @@ mod tests {
             on_shutdown = "cancel"
             log_format = "json"
             log_filter = "debug"
+            allow_plaintext_remote = true
+            tokens_file = "/etc/cuzk/tokens.toml"
+            require_token = true
+            [server.tls]
+            cert = "/etc/cuzk/server.pem"
+            key = "/etc/cuzk/server.key"
+            client_ca = "/etc/cuzk/clients.pem"
             [engine]
             backend = "cpu"
             memory_budget_gib = 1.5
@@ -376,6 +435,11 @@ mod tests {
         assert!(!c.server.cancel_on_disconnect);
         assert_eq!(c.server.shutdown_grace_secs, 3);
         assert_eq!(c.server.log_filter, "debug");
+        assert!(c.server.allow_plaintext_remote && c.server.require_token);
+        assert_eq!(c.server.tokens_file.as_deref(), Some(Path::new("/etc/cuzk/tokens.toml")));
+        let tls = c.server.tls.as_ref().unwrap();
+        assert_eq!((tls.cert.to_str(), tls.key.to_str()), (Some("/etc/cuzk/server.pem"), Some("/etc/cuzk/server.key")));
+        assert_eq!(tls.client_ca.as_deref(), Some(Path::new("/etc/cuzk/clients.pem")));
         let e = c.engine_config().unwrap();
         assert_eq!((e.backend, e.synthesis, e.synthesis_workers), (BackendChoice::Cpu, SynthesisMode::Classic, 3));
         assert_eq!(e.urgent_synthesis_workers, 2);
@@ -395,21 +459,38 @@ mod tests {
         full.engine.recordings_dir = Some("/tmp/rec".into());
         full.engine.device_memory_gib = Some(48.0);
         full.params.preload = vec!["wpost-2k".into()];
+        full.server.tokens_file = Some("/etc/cuzk/tokens.toml".into());
+        full.server.require_token = true;
+        let tls = TlsConfig { cert: "/c.pem".into(), key: "/k.pem".into(), client_ca: Some("/ca.pem".into()) };
+        full.server.tls = Some(tls);
         let text = full.to_toml().unwrap();
         assert_eq!(Config::from_toml(&text).unwrap(), full, "{text}");
         let table: toml::Table = toml::from_str(&text).unwrap();
         let mut keys = 0;
-        for (section, values) in &table {
-            let values = values.as_table().unwrap_or_else(|| panic!("[{section}] is a table"));
-            let at = DEFAULT_TOML.find(&format!("\n[{section}]\n")).unwrap_or_else(|| panic!("[{section}] missing"));
+        let mut sections: Vec<(String, &toml::Table)> = table
+            .iter()
+            .map(|(section, values)| {
+                (section.clone(), values.as_table().unwrap_or_else(|| panic!("[{section}] is a table")))
+            })
+            .collect();
+        while let Some((section, values)) = sections.pop() {
+            // A table with no fixed default is shown commented out.
+            let at = [format!("\n[{section}]\n"), format!("\n# [{section}]\n")]
+                .iter()
+                .find_map(|header| DEFAULT_TOML.find(header))
+                .unwrap_or_else(|| panic!("[{section}] missing"));
             let body = DEFAULT_TOML[at + 1..].split("\n[").next().unwrap();
-            for key in values.keys() {
+            for (key, value) in values {
+                if let Some(table) = value.as_table() {
+                    sections.push((format!("{section}.{key}"), table));
+                    continue;
+                }
                 let listed = body.contains(&format!("\n{key} = ")) || body.contains(&format!("\n# {key} = "));
                 assert!(listed, "{section}.{key} is not in the default file");
                 keys += 1;
             }
         }
-        assert_eq!(keys, 20, "{text}");
+        assert_eq!(keys, 26, "{text}");
     }
 
     #[test]
@@ -456,9 +537,33 @@ mod tests {
             ("[engine]\ndevice_memory_enforce = true", "engine.device_memory_enforce"),
             ("[params]\npreload = [\"porep-1g\"]", "porep-1g"),
             ("[results]\nmax_kept = 0", "results.max_kept"),
+            ("[server]\nrequire_token = true", "server.require_token"),
+            ("[server]\ntokens_file = \"/etc/t.toml\"", "server.tokens_file"),
+            ("[server.tls]\ncert = \"/c.pem\"", "key"),
+            ("[server.tls]\ncert = \"/c\"\nkey = \"/k\"\nca = \"/a\"", "ca"),
         ] {
             let err = Config::from_toml(text).unwrap_err().to_string();
             assert!(err.contains(key), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn plain_tcp_beyond_loopback_needs_tls_or_consent() {
+        let listen = |a: &str| format!("[server]\nlisten = [\"unix:///tmp/c.sock\", \"127.0.0.1:1\", {a:?}]\n");
+        for address in ["0.0.0.0:9820", "[::]:9820", "10.1.2.3:9820", "prover.example:9820"] {
+            match Config::from_toml(&listen(address)) {
+                Err(DaemonError::PlaintextRemote { address: named }) => assert_eq!(named, address),
+                other => panic!("{address}: {other:?}"),
+            }
+            let err = Config::from_toml(&listen(address)).unwrap_err().to_string();
+            assert!(err.contains("server.listen") && err.contains("allow_plaintext_remote"), "{err}");
+            let consent = listen(address) + "allow_plaintext_remote = true\n";
+            assert!(Config::from_toml(&consent).is_ok(), "{consent}");
+            let tls = listen(address) + "[server.tls]\ncert = \"/c.pem\"\nkey = \"/k.pem\"\n";
+            assert!(Config::from_toml(&tls).is_ok(), "{tls}");
+        }
+        for address in ["localhost:1", "127.0.0.2:1", "[::1]:1"] {
+            assert!(Config::from_toml(&listen(address)).is_ok(), "{address}");
         }
     }
 }

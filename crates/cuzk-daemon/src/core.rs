@@ -18,10 +18,11 @@ use sha2::{Digest, Sha256};
 use tonic::Status;
 
 use crate::config::Config;
-use crate::jobs::{Claim, Entry, Jobs, Outcome, State};
+use crate::jobs::{Claim, Entry, Jobs, Outcome, Quota, State};
 use crate::kinds::{self, Check, Decoded, Kind};
 use crate::metrics::{Metrics, Snapshot};
 use crate::proto;
+use crate::tokens::Grant;
 
 /// The daemon's shared state.
 pub(crate) struct Core {
@@ -99,9 +100,16 @@ impl Core {
     /// job is in the engine, or with the status that refused it; `on_claim`
     /// sees the job as soon as it exists (a `Prove` call starts watching
     /// for its client's disconnect there, before preparation).
+    ///
+    /// A `caller` (a request that came with a bearer token) is held to its
+    /// token here, right after the message is decoded and before any work
+    /// on its inputs: a kind it may not prove or a priority above its
+    /// ceiling is `PERMISSION_DENIED`, and so is a new job beyond its quota
+    /// (checked as the job is claimed, where it cannot race another).
     pub(crate) async fn submit(
         self: &Arc<Self>,
         req: proto::SubmitProofRequest,
+        caller: Option<&Grant>,
         on_claim: impl FnOnce(&Arc<Entry>),
     ) -> Result<Arc<Entry>, Status> {
         if !self.accepting.load(Ordering::SeqCst) {
@@ -110,6 +118,11 @@ impl Core {
         check_request_id(&req.request_id)?;
         let kind = Kind::from_proto(req.proof_kind)?;
         let priority = kinds::priority(req.priority, kind)?;
+        if let Some(grant) = caller {
+            grant.admit(kind, priority).inspect_err(|s| {
+                tracing::info!(token = %grant.name, why = s.message(), "request refused: PERMISSION_DENIED");
+            })?;
+        }
         // Decoding parses the C1 output (~50 MB of JSON at 32 GiB) and the
         // fingerprint hashes the whole message: both on the blocking pool.
         let dir = self.config.params.dir.clone();
@@ -122,7 +135,12 @@ impl Core {
             decoding.await.map_err(|e| Status::internal(format!("decoding the request failed: {e}")))?;
         let decoded = decoded?;
         self.sweep();
-        let entry = match self.jobs.claim(&request_id, fingerprint, kind, priority)? {
+        let quota = caller.map(|g| Quota { owner: &g.name, max_jobs: g.max_jobs });
+        let claimed = self.jobs.claim(&request_id, fingerprint, kind, priority, quota);
+        if let (Some(grant), Err(s)) = (caller, &claimed) {
+            tracing::info!(token = %grant.name, why = s.message(), "request refused");
+        }
+        let entry = match claimed? {
             Claim::Joined(entry) => {
                 on_claim(&entry);
                 if let State::Done(outcome) = entry.prepared().await {
@@ -137,7 +155,8 @@ impl Core {
                 entry
             }
         };
-        tracing::info!(job = %entry.id, kind = kind.label(), ?priority, "accepted");
+        let token = caller.map(|g| g.name.as_str());
+        tracing::info!(job = %entry.id, kind = kind.label(), ?priority, ?token, "accepted");
         // Preparing runs filecoin-proofs' checks (seconds at 32 GiB): on the
         // blocking pool, and to the end even if this call is dropped.
         let (core, e) = (self.clone(), entry.clone());

@@ -11,6 +11,37 @@ pub enum DaemonError {
     /// out of range; the message names the key.
     #[error("configuration: {0}")]
     Config(String),
+    /// A file of `[server.tls]` is missing, unreadable, or holds no usable
+    /// PEM (no certificate, no key, a key that is not the certificate's).
+    #[error("configuration: {key}: {}: {reason}", path.display())]
+    Tls {
+        /// The configuration key that names the file (`server.tls.cert`, ...).
+        key: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file of `server.tokens_file` is missing, unreadable, does not
+    /// parse, or has an entry that is wrong; the reason names the entry.
+    #[error("configuration: server.tokens_file: {}: {reason}", path.display())]
+    Tokens {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A TCP listener would serve without TLS on an address other than
+    /// loopback, and `server.allow_plaintext_remote` does not allow it.
+    #[error(
+        "configuration: server.listen: {address} is not a loopback address and [server.tls] is not set: \
+         requests and bearer tokens would cross the network in plain text (set [server.tls], or \
+         server.allow_plaintext_remote = true to accept that)"
+    )]
+    PlaintextRemote {
+        /// The address as configured.
+        address: String,
+    },
     /// A file the daemon needs could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {

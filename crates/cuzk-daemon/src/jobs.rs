@@ -7,6 +7,12 @@
 //! and it retries a proof its timeout cancelled under the same id, so
 //! retaining such an outcome would answer every retry `CANCELLED` until
 //! the retention time passed. Only a completed proof is joined.
+//!
+//! A job submitted with a bearer token is that token's: only it (or a
+//! trusted caller, on the unix socket) joins, awaits or cancels it, and a
+//! token's unfinished jobs (but those being cancelled) are counted against
+//! its `max_jobs` when a new one is claimed, under the table's lock, so
+//! that concurrent submissions cannot pass the quota together.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -58,6 +64,8 @@ pub(crate) struct Entry {
     pub(crate) priority: Priority,
     /// Submission order, for queue positions.
     pub(crate) seq: u64,
+    /// The name of the token it was submitted with; none for a trusted caller.
+    pub(crate) owner: Option<String>,
     fingerprint: [u8; 32],
     state: watch::Sender<State>,
     pub(crate) slot: Mutex<EngineSlot>,
@@ -70,6 +78,12 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
+    /// Whether `caller` (a token's name; none: a trusted caller) may see
+    /// and act on this job.
+    pub(crate) fn visible_to(&self, caller: Option<&str>) -> bool {
+        caller.is_none_or(|name| self.owner.as_deref() == Some(name))
+    }
+
     /// The state now.
     pub(crate) fn state(&self) -> State {
         self.state.borrow().clone()
@@ -142,6 +156,13 @@ pub(crate) enum Claim {
     Joined(Arc<Entry>),
 }
 
+/// A token holder's claim: its name, and how many unfinished jobs it may have.
+#[derive(Clone, Copy)]
+pub(crate) struct Quota<'a> {
+    pub(crate) owner: &'a str,
+    pub(crate) max_jobs: usize,
+}
+
 /// Every job the daemon knows.
 #[derive(Default)]
 pub(crate) struct Jobs {
@@ -168,13 +189,17 @@ impl Jobs {
     /// encoding hashes to `fingerprint`: a new job, the existing job of the
     /// same request, or `ALREADY_EXISTS` when the id names another request.
     /// An id whose job failed or was cancelled is claimed afresh, for the
-    /// same request or another.
+    /// same request or another. With a `quota` (a token's claim), an id of
+    /// another owner's job is `PERMISSION_DENIED`, and so is a new job
+    /// beyond the token's `max_jobs` unfinished ones (joining its own job
+    /// is not a new one; a job being cancelled is not counted).
     pub(crate) fn claim(
         &self,
         request_id: &str,
         fingerprint: [u8; 32],
         kind: Kind,
         priority: Priority,
+        quota: Option<Quota<'_>>,
     ) -> Result<Claim, Status> {
         let mut t = self.lock();
         let seq = t.next_seq;
@@ -182,8 +207,28 @@ impl Jobs {
             "" => format!("job-{seq}-{:08x}", rand::random::<u32>()),
             given => given.to_string(),
         };
-        if let Some(e) = t.by_id.get(&id).cloned() {
-            if e.retryable() {
+        let existing = t.by_id.get(&id).cloned();
+        if let (Some(q), Some(e)) = (quota, &existing) {
+            if !e.visible_to(Some(q.owner)) {
+                return Err(Status::permission_denied(format!("request_id {id:?} is another client's job")));
+            }
+        }
+        let retry = existing.as_ref().is_some_and(|e| e.retryable());
+        if let (Some(q), true) = (quota, existing.is_none() || retry) {
+            // A job being cancelled is on its way out and does not count:
+            // a retry after a cancelled Prove is not refused for it.
+            let known = t.by_id.values().chain(&t.superseded);
+            let held = known.filter(|e| e.owner.as_deref() == Some(q.owner) && !e.retryable() && e.outcome().is_none());
+            let held = held.count();
+            if held >= q.max_jobs {
+                return Err(Status::permission_denied(format!(
+                    "token {:?} has {held} unfinished jobs, its max_jobs is {}",
+                    q.owner, q.max_jobs
+                )));
+            }
+        }
+        if let Some(e) = existing {
+            if retry {
                 t.by_id.remove(&id);
                 if e.outcome().is_none() {
                     t.superseded.push(e);
@@ -203,6 +248,7 @@ impl Jobs {
             kind,
             priority,
             seq,
+            owner: quota.map(|q| q.owner.to_string()),
             fingerprint,
             state: watch::Sender::new(State::Preparing),
             slot: Mutex::new(EngineSlot::default()),
@@ -328,7 +374,7 @@ mod tests {
     use super::*;
 
     fn claim(jobs: &Jobs, id: &str, fp: u8) -> Result<Claim, Status> {
-        jobs.claim(id, [fp; 32], Kind::WinningPoSt, Priority::Critical)
+        jobs.claim(id, [fp; 32], Kind::WinningPoSt, Priority::Critical, None)
     }
 
     fn new(c: Result<Claim, Status>) -> Arc<Entry> {
@@ -386,6 +432,34 @@ mod tests {
         assert!(jobs.get("r").is_some_and(|e| Arc::ptr_eq(&e, &retry)), "the old job's end leaves the retry's id alone");
         assert_eq!(jobs.sweep(Instant::now() + Duration::from_secs(61), Duration::from_secs(60), 10), 1);
         assert!(jobs.get("r").is_some_and(|e| Arc::ptr_eq(&e, &retry)), "nor does its sweep");
+    }
+
+    #[test]
+    fn a_token_holds_its_own_jobs_up_to_its_quota() {
+        let jobs = Jobs::default();
+        let take = |id: &str, owner| {
+            jobs.claim(id, [1; 32], Kind::PoRep, Priority::Normal, Some(Quota { owner, max_jobs: 2 }))
+        };
+        let denied = |c: Result<Claim, Status>| c.err().map(|s| (s.code(), s.message().to_string()));
+        let a1 = new(take("a1", "a"));
+        let a2 = new(take("a2", "a"));
+        let (code, why) = denied(take("a3", "a")).unwrap();
+        assert_eq!(code, tonic::Code::PermissionDenied);
+        assert!(why.contains("2 unfinished jobs") && why.contains("max_jobs is 2"), "{why}");
+        // Joining its own job is no new job; another token has a quota of its own.
+        assert!(matches!(take("a1", "a"), Ok(Claim::Joined(e)) if Arc::ptr_eq(&e, &a1)));
+        new(take("b1", "b"));
+        // Another token may not join or take a's job; a trusted caller may.
+        assert_eq!(denied(take("a1", "b")).unwrap().0, tonic::Code::PermissionDenied);
+        assert!(matches!(claim(&jobs, "a1", 1), Ok(Claim::Joined(_))));
+        assert!(a1.visible_to(None) && a1.visible_to(Some("a")) && !a1.visible_to(Some("b")));
+        // A job that ends, or is being cancelled, frees its place.
+        jobs.finish(&a1, Outcome::Completed { proof: vec![1], timings: Timings::default() }, |_| {});
+        new(take("a3", "a"));
+        a2.lock_slot().cancelled = true;
+        let retry = new(take("a2", "a"));
+        assert!(!Arc::ptr_eq(&retry, &a2) && retry.owner.as_deref() == Some("a"));
+        assert_eq!(denied(take("a4", "a")).unwrap().0, tonic::Code::PermissionDenied);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The cuzk proving daemon: one engine kept resident, served over gRPC as
-//! Curio's `cuzk.v1.ProvingEngine` (unix socket and/or TCP), with
-//! idempotent submissions, per-kind priorities, cancellation, bounded
-//! result retention, status, Prometheus metrics and a draining shutdown.
+//! Curio's `cuzk.v1.ProvingEngine` (unix socket and/or TCP, TCP with TLS
+//! and bearer tokens when configured), with idempotent submissions,
+//! per-kind priorities, cancellation, bounded result retention, status,
+//! Prometheus metrics and a draining shutdown.
 //!
 //! The only crate of the workspace with an async runtime or gRPC; it reaches
 //! devices only through the engine (`cuzk-pipeline`), and Filecoin's proof
@@ -11,6 +12,8 @@
 //! blocking API, so that no other crate needs the runtime.
 #![forbid(unsafe_code)]
 
+/// The bearer-token check of the TCP listeners that require one.
+mod auth;
 /// The unix socket's `:authority`, made one h2 accepts.
 mod authority;
 /// A blocking client of the service, and requests built from their inputs.
@@ -33,10 +36,18 @@ mod kinds;
 pub mod listen;
 /// Prometheus metrics.
 mod metrics;
+/// PEM certificates and keys, read with errors that say what is wrong.
+mod pem;
+/// What SIGHUP re-reads: the TLS files and the tokens file.
+mod reload;
 /// Starting, serving, draining.
 mod server;
 /// The gRPC service.
 mod service;
+/// TLS on the TCP listeners, its configuration replaced on reload.
+mod tls;
+/// The bearer tokens file: grants by token hash.
+mod tokens;
 /// The protocol pinned byte for byte against Curio's numbering.
 #[cfg(test)]
 mod wire;
@@ -47,10 +58,11 @@ pub mod proto {
     tonic::include_proto!("cuzk.v1");
 }
 
-pub use crate::config::{Config, LogFormat, OnShutdown};
+pub use crate::config::{Config, LogFormat, OnShutdown, TlsConfig};
 pub use crate::core::Summary;
 pub use crate::error::DaemonError;
 pub use crate::listen::Address;
+pub use crate::reload::Reloader;
 pub use crate::server::{run, serve_until_signal, shutdown_signal, Server};
 
 /// Installs the process's log subscriber: lines on standard error as

@@ -4,6 +4,7 @@
 //! made group-accessible (0660), so Curio's user reaches it through the group.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -36,6 +37,19 @@ impl FromStr for Address {
             Some((host, Ok(_))) if !host.is_empty() => Ok(Address::Tcp(hostport.to_string())),
             _ => Err(format!("{s}: expected unix:///path or host:port")),
         }
+    }
+}
+
+impl Address {
+    /// Whether the address is reachable from this host only: a unix socket,
+    /// or a TCP host that is a loopback IP literal (127.0.0.0/8, `::1`,
+    /// `::ffff:127.0.0.1`) or `localhost`. Other names are not resolved
+    /// here and count as remote: what a name resolves to can change.
+    pub fn is_loopback(&self) -> bool {
+        let Address::Tcp(hostport) = self else { return true };
+        let host = hostport.rsplit_once(':').map_or(hostport.as_str(), |(host, _)| host);
+        let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+        host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.to_canonical().is_loopback())
     }
 }
 
@@ -109,6 +123,17 @@ mod tests {
         assert_eq!("[::1]:1".parse(), Ok(Address::Tcp("[::1]:1".into())));
         for bad in ["", "unix://x.sock", "9820", ":9820", "host:port", "host:70000"] {
             assert!(bad.parse::<Address>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn loopback_is_a_literal_or_localhost() {
+        let local = ["127.0.0.1:1", "127.8.9.10:1", "[::1]:1", "[::ffff:127.0.0.1]:1", "localhost:0", "unix:///s"];
+        for a in local {
+            assert!(a.parse::<Address>().unwrap().is_loopback(), "{a}");
+        }
+        for a in ["0.0.0.0:1", "[::]:1", "10.0.0.1:1", "192.168.1.2:1", "prover.example:1", "localhost.evil:1"] {
+            assert!(!a.parse::<Address>().unwrap().is_loopback(), "{a}");
         }
     }
 

@@ -8,6 +8,12 @@
 //! daemon rewrites for its HTTP/2 layer; src/authority.rs);
 //! filecoin-proofs' `verify_seal` accepts the proof it printed.
 //!
+//! A second client (`interop/tls_client.py`) reaches a daemon whose TCP
+//! listener requires client certificates and bearer tokens, over grpcio's
+//! TLS (BoringSSL, not rustls) with certificates made by rcgen: refused
+//! without its certificate, `UNAUTHENTICATED` without its token, answered
+//! and proving with both.
+//!
 //! It needs CPython 3 with its `venv` module and pip on PATH as `python3`,
 //! and PyPI: the virtual environment with the pinned packages is made once
 //! under the target directory and reused. Without them the test fails,
@@ -17,10 +23,13 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 use std::time::Instant;
 
+use cuzk_daemon::TlsConfig;
 use support::filecoin::{c1, porep_verifies, MINER, POREP_SECTOR, SEAL_PROOF};
-use support::{parse_metrics, sample, start, timed};
+use support::pki::{self, Ca};
+use support::{mul_chain_params, parse_metrics, sample, start, timed, token_entry, SMALL};
 
 /// What the virtual environment holds (grpcio-tools bundles protoc, so no
 /// system protoc is needed). A change here rebuilds it.
@@ -42,8 +51,15 @@ fn run(what: &str, cmd: &mut Command, needs: &str) -> Output {
 }
 
 /// The virtual environment's python with [`PINNED`] installed, made the
-/// first time (its pip install timed) and reused after.
+/// first time (its pip install timed) and reused after; once per test
+/// binary, whose tests run side by side: two pip installs into one
+/// directory break each other.
 fn python() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(make_python).clone()
+}
+
+fn make_python() -> PathBuf {
     let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("grpcio-venv");
     let python = venv.join("bin").join("python");
     let marker = venv.join("cuzk-pinned.txt");
@@ -122,4 +138,46 @@ async fn a_python_grpcio_client_proves_a_porep_through_the_daemon() {
     assert_eq!(sample(&samples, "cuzk_proofs_completed_total", &[("kind", "porep")]), Some(1.0));
     assert_eq!(daemon.stop().await.completed, 1);
     timed("a_python_grpcio_client_proves_a_porep_through_the_daemon", t);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_grpcio_client_reaches_a_mutual_tls_daemon_with_a_token() {
+    let t = Instant::now();
+    let python = python();
+    mul_chain_params(SMALL);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    generate_stubs(&python, dir);
+    let (ca, clients) = (Ca::new("cuzk test CA"), Ca::new("clients CA"));
+    let (server, client) = (ca.server(), clients.client("python"));
+    let tls = TlsConfig {
+        cert: pki::write(dir, "server.pem", &server.cert),
+        key: pki::write(dir, "server.key", &server.key),
+        client_ca: Some(pki::write(dir, "clients.pem", &clients.pem)),
+    };
+    let tokens = pki::write(dir, "tokens.toml", &token_entry("python", "py-token", r#"["mul-chain"]"#, "normal"));
+    let daemon = start(move |c| {
+        c.server.tls = Some(tls);
+        c.server.tokens_file = Some(tokens);
+        c.server.require_token = true;
+    })
+    .await;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/tls_client.py");
+    let mut cmd = Command::new(&python);
+    cmd.env("PYTHONDONTWRITEBYTECODE", "1").arg(script).arg("--stubs").arg(dir).arg("--target").arg(&daemon.tcp);
+    cmd.arg("--ca").arg(pki::write(dir, "ca.pem", &ca.pem));
+    cmd.arg("--cert").arg(pki::write(dir, "client.pem", &client.cert));
+    cmd.arg("--key").arg(pki::write(dir, "client.key", &client.key));
+    cmd.args(["--token", "py-token", "--workload-size", &SMALL.to_string()]);
+    let out = tokio::task::spawn_blocking(move || run("tls_client.py", &mut cmd, "grpcio")).await.unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the client prints one JSON object");
+
+    assert_eq!(answer["without_certificate"]["code"], "UNAVAILABLE", "{answer}");
+    assert_eq!(answer["without_token"]["code"], "UNAUTHENTICATED", "{answer}");
+    assert_eq!(answer["with_both"]["code"], "OK", "{answer}");
+    assert_eq!(answer["with_both"]["gpus"], serde_json::json!(["cpu"]), "{answer}");
+    assert_eq!(answer["prove"]["status"], "COMPLETED", "{answer}");
+    assert_eq!(answer["prove"]["proof_bytes"], 192, "{answer}");
+    assert_eq!(daemon.stop().await.completed, 1);
+    timed("a_python_grpcio_client_reaches_a_mutual_tls_daemon_with_a_token", t);
 }

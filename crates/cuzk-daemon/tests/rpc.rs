@@ -114,45 +114,10 @@ async fn bad_requests_are_refused_while_another_clients_proof_completes() {
     timed("bad_requests_are_refused_while_another_clients_proof_completes", t);
 }
 
-/// Sends `raw` protobuf bytes as a SubmitProofRequest over TCP, as a
-/// client with its own encoder (or a broken one) would.
+/// Sends `raw` protobuf bytes as a SubmitProofRequest over TCP.
 async fn raw_submit(daemon: &support::Daemon, raw: Vec<u8>) -> Result<proto::SubmitProofResponse, tonic::Status> {
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", daemon.tcp)).unwrap().connect().await.unwrap();
-    let mut grpc = tonic::client::Grpc::new(channel);
-    grpc.ready().await.unwrap();
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/cuzk.v1.ProvingEngine/SubmitProof");
-    grpc.unary(tonic::Request::new(raw), path, RawCodec).await.map(tonic::Response::into_inner)
-}
-
-/// Encodes a request as the bytes given; decodes the answer as prost does.
-#[derive(Clone, Default)]
-struct RawCodec;
-
-impl tonic::codec::Codec for RawCodec {
-    type Encode = Vec<u8>;
-    type Decode = proto::SubmitProofResponse;
-    type Encoder = RawEncoder;
-    type Decoder = tonic_prost::ProstDecoder<proto::SubmitProofResponse>;
-
-    fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
-    }
-
-    fn decoder(&mut self) -> Self::Decoder {
-        tonic_prost::ProstDecoder::default()
-    }
-}
-
-struct RawEncoder;
-
-impl tonic::codec::Encoder for RawEncoder {
-    type Item = Vec<u8>;
-    type Error = tonic::Status;
-
-    fn encode(&mut self, item: Vec<u8>, buf: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
-        prost::bytes::BufMut::put_slice(buf, &item);
-        Ok(())
-    }
+    support::raw::submit(channel, raw, None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

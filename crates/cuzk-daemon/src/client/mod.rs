@@ -3,18 +3,28 @@
 //! (the `cuzk client` command) makes one call at a time and gets the message
 //! back. Concurrent callers each connect their own [`Client`] (from their own
 //! thread), as separate Curio processes would.
+//!
+//! Over TCP it speaks TLS (https) when given the CA of the daemon's
+//! certificate, shows a certificate of its own when given one (for a
+//! daemon with `server.tls.client_ca`), and sends a bearer token with every
+//! call when given one ([`Options`]).
 
 /// Requests built from their inputs, as Curio fills them.
 pub mod request;
 
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use tokio::runtime::Runtime;
-use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::interceptor::InterceptedService;
+use tonic::service::Interceptor;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity, Uri};
 
 use crate::listen::Address;
+use crate::pem;
 use crate::proto::{self, proving_engine_client::ProvingEngineClient};
 
 /// Largest message sent or received. Curio's largest request is 256 MiB;
@@ -59,28 +69,120 @@ pub enum ClientError {
     /// The client's runtime could not start.
     #[error("client runtime: {0}")]
     Runtime(String),
+    /// A TLS file given to the client is absent, unreadable or not PEM of
+    /// what it should hold.
+    #[error("{flag} {}: {reason}", path.display())]
+    TlsFile {
+        /// The option that named it (`--tls-ca`, `--tls-cert`, `--tls-key`).
+        flag: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The TLS options do not fit together or with the address.
+    #[error("{0}")]
+    Tls(String),
+    /// The bearer token cannot be sent as an HTTP header value.
+    #[error("the bearer token ({origin}): {reason}")]
+    Token {
+        /// Where it came from (`--token-file FILE`, `CUZK_TOKEN`).
+        origin: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
+
+/// How to reach a daemon beyond its address: TLS and a bearer token.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The CA certificate (PEM) the daemon's certificate chains to: TCP
+    /// connections use TLS and check the daemon against it. None: plain TCP.
+    pub tls_ca: Option<PathBuf>,
+    /// The client's certificate and key (PEM), for a daemon that requires
+    /// client certificates; needs `tls_ca`.
+    pub tls_identity: Option<(PathBuf, PathBuf)>,
+    /// The bearer token sent with every call, and where it came from (for
+    /// messages); the daemon's unix socket ignores it.
+    pub token: Option<Token>,
+}
+
+/// A bearer token and where it was read from.
+#[derive(Clone)]
+pub struct Token {
+    /// The token, as sent after `Bearer `.
+    pub secret: String,
+    /// Where it came from (`--token-file FILE`, `CUZK_TOKEN`), for messages.
+    pub origin: String,
+}
+
+/// Written without the secret, so that a debug print or a log line never shows it.
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Token {{ origin: {:?}, .. }}", self.origin)
+    }
+}
+
+/// Puts `authorization: Bearer <token>` on every call, when there is a token.
+#[derive(Clone)]
+struct Bearer(Option<MetadataValue<Ascii>>);
+
+impl Interceptor for Bearer {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(value) = &self.0 {
+            request.metadata_mut().insert("authorization", value.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// The generated client over a channel, with the token put on each call.
+type Inner = ProvingEngineClient<InterceptedService<Channel, Bearer>>;
 
 /// A connection to one daemon.
 pub struct Client {
     runtime: Runtime,
-    inner: ProvingEngineClient<Channel>,
+    inner: Inner,
 }
 
 impl Client {
     /// Connects to `address` (`unix:///path.sock`, `host:port` or
-    /// `tcp://host:port`, as `server.listen` writes them): an address nothing
-    /// answers at is an error now, not at the first call.
+    /// `tcp://host:port`, as `server.listen` writes them) in plain text and
+    /// without a token: an address nothing answers at is an error now, not
+    /// at the first call.
     pub fn connect(address: &str) -> Result<Client, ClientError> {
+        Client::connect_with(address, &Options::default())
+    }
+
+    /// Connects to `address` with `options`: TLS to a TCP address when a
+    /// CA is given (a file that cannot be used is an error naming it), the
+    /// token on every call.
+    pub fn connect_with(address: &str, options: &Options) -> Result<Client, ClientError> {
         let parsed: Address = address.parse().map_err(ClientError::Address)?;
+        let tls = tls_config(&parsed, options)?;
+        let bearer = match &options.token {
+            Some(token) => {
+                // RFC 6750's token characters are all visible ASCII; a
+                // header value would also take bytes above 127 and spaces.
+                let refuse = || ClientError::Token {
+                    origin: token.origin.clone(),
+                    reason: "not visible ASCII (letters, digits, punctuation; no spaces)".into(),
+                };
+                if token.secret.is_empty() || !token.secret.bytes().all(|b| b.is_ascii_graphic()) {
+                    return Err(refuse());
+                }
+                Bearer(Some(format!("Bearer {}", token.secret).parse::<MetadataValue<Ascii>>().map_err(|_| refuse())?))
+            }
+            None => Bearer(None),
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| ClientError::Runtime(e.to_string()))?;
         let channel = runtime
-            .block_on(open(&parsed))
+            .block_on(open(&parsed, tls))
             .map_err(|reason| ClientError::Connect { address: parsed.to_string(), reason })?;
-        let inner = ProvingEngineClient::new(channel)
+        let inner = ProvingEngineClient::with_interceptor(channel, bearer)
             .max_decoding_message_size(MAX_MESSAGE_BYTES)
             .max_encoding_message_size(MAX_MESSAGE_BYTES);
         Ok(Client { runtime, inner })
@@ -89,14 +191,18 @@ impl Client {
     /// Runs one RPC to its answer.
     fn call<T, F, Fut>(&self, rpc: &'static str, f: F) -> Result<T, ClientError>
     where
-        F: FnOnce(ProvingEngineClient<Channel>) -> Fut,
+        F: FnOnce(Inner) -> Fut,
         Fut: Future<Output = Result<tonic::Response<T>, tonic::Status>>,
     {
         let answer = self.runtime.block_on(f(self.inner.clone()));
-        answer.map(tonic::Response::into_inner).map_err(|s| ClientError::Rpc {
-            rpc,
-            code: format!("{:?}", s.code()),
-            message: s.message().to_string(),
+        answer.map(tonic::Response::into_inner).map_err(|s| {
+            // A status made by the client's transport (a TLS alert, a reset
+            // connection) says only "transport error"; its causes say why.
+            let message = match std::error::Error::source(&s) {
+                Some(cause) => format!("{}: {}", s.message(), chain(cause)),
+                None => s.message().to_string(),
+            };
+            ClientError::Rpc { rpc, code: format!("{:?}", s.code()), message }
         })
     }
 
@@ -153,12 +259,47 @@ impl Client {
     }
 }
 
-/// Opens a channel to `address`; the error names the cause at the bottom of
-/// the chain (`No such file or directory`, `Connection refused`).
-async fn open(address: &Address) -> Result<Channel, String> {
+/// The TLS configuration of `options`, each file checked as PEM of what it
+/// should hold; none without a CA.
+fn tls_config(address: &Address, options: &Options) -> Result<Option<ClientTlsConfig>, ClientError> {
+    let Some(ca) = &options.tls_ca else {
+        if options.tls_identity.is_some() {
+            return Err(ClientError::Tls("--tls-cert and --tls-key need --tls-ca (the daemon's CA)".into()));
+        }
+        return Ok(None);
+    };
+    if let Address::Unix(_) = address {
+        return Err(ClientError::Tls(format!(
+            "--tls-ca with {address}: TLS is for TCP addresses; the unix socket is trusted through its file mode"
+        )));
+    }
+    let read = |flag: &'static str, path: &Path, check: fn(&[u8]) -> Result<(), String>| {
+        let fail = |reason| ClientError::TlsFile { flag, path: path.to_path_buf(), reason };
+        let bytes = pem::read(path).map_err(fail)?;
+        check(&bytes).map_err(fail)?;
+        Ok::<_, ClientError>(bytes)
+    };
+    let certs = |b: &[u8]| pem::certificates(b).map(drop);
+    let mut config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read("--tls-ca", ca, certs)?));
+    if let Some((cert, key)) = &options.tls_identity {
+        let cert = read("--tls-cert", cert, certs)?;
+        let key = read("--tls-key", key, |b| pem::private_key(b).map(drop))?;
+        config = config.identity(Identity::from_pem(cert, key));
+    }
+    Ok(Some(config))
+}
+
+/// Opens a channel to `address`, with TLS when `tls` is given; the error
+/// names the cause at the bottom of the chain (`No such file or
+/// directory`, `Connection refused`, `invalid peer certificate: UnknownIssuer`).
+async fn open(address: &Address, tls: Option<ClientTlsConfig>) -> Result<Channel, String> {
     let connected = match address {
         Address::Tcp(hostport) => {
-            let endpoint = Endpoint::from_shared(format!("http://{hostport}")).map_err(|e| e.to_string())?;
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            let mut endpoint = Endpoint::from_shared(format!("{scheme}://{hostport}")).map_err(|e| e.to_string())?;
+            if let Some(tls) = tls {
+                endpoint = endpoint.tls_config(tls).map_err(|e| chain(&e))?;
+            }
             endpoint.connect_timeout(CONNECT_TIMEOUT).connect().await
         }
         Address::Unix(path) => {

@@ -134,17 +134,39 @@ pub(crate) fn params_for_circuit(dir: &Path, id: &str) -> Result<PathBuf, Status
     if let Ok(circuit) = id.parse::<CircuitId>() {
         return ParamCache::new(dir).files(circuit).map(|f| f.params).map_err(|e| invalid("circuit_id", e));
     }
-    let workload = Workload::ALL.into_iter().find_map(|w| {
+    match workload_circuit(id) {
+        Some((w, size)) => Ok(dir.join(format!("{w}-{size}.params"))),
+        None => Err(unknown_circuit(id)),
+    }
+}
+
+/// The kind a circuit id proves (`wpost-32g`: WindowPoSt; `mul-chain-1024`: the workload).
+pub(crate) fn circuit_kind(id: &str) -> Result<Kind, Status> {
+    use cuzk_filecoin::ProofKind as F;
+    if let Ok(circuit) = id.parse::<CircuitId>() {
+        return Ok(match circuit.kind {
+            F::PoRepC2 => Kind::PoRep,
+            F::SnapDeals => Kind::Snap,
+            F::WindowPoSt => Kind::WindowPoSt,
+            F::WinningPoSt => Kind::WinningPoSt,
+        });
+    }
+    workload_circuit(id).map(|(w, _)| Kind::Workload(w)).ok_or_else(|| unknown_circuit(id))
+}
+
+/// A workload's circuit id (`mul-chain-1024`) as the workload and its size.
+fn workload_circuit(id: &str) -> Option<(Workload, usize)> {
+    Workload::ALL.into_iter().find_map(|w| {
         let size = id.strip_prefix(w.name())?.strip_prefix('-')?.parse::<usize>().ok()?;
         (1..=w.max_size()).contains(&size).then_some((w, size))
-    });
-    match workload {
-        Some((w, size)) => Ok(dir.join(format!("{w}-{size}.params"))),
-        None => Err(invalid(
-            "circuit_id",
-            format!("unknown circuit id {id:?} (porep|wpost|winning|snap-2k|8m|512m|32g|64g, sha256-N, mul-chain-N)"),
-        )),
-    }
+    })
+}
+
+fn unknown_circuit(id: &str) -> Status {
+    invalid(
+        "circuit_id",
+        format!("unknown circuit id {id:?} (porep|wpost|winning|snap-2k|8m|512m|32g|64g, sha256-N, mul-chain-N)"),
+    )
 }
 
 /// What a finished job's bytes are checked against before they leave: the
@@ -283,6 +305,12 @@ mod tests {
         assert_eq!(params_for_circuit(dir, "mul-chain-64").unwrap(), dir.join("mul-chain-64.params"));
         for bad in ["porep-1g", "mul-chain-0", "mul-chain-x", "sha256", ""] {
             assert_eq!(params_for_circuit(dir, bad).unwrap_err().code(), tonic::Code::InvalidArgument, "{bad}");
+            assert_eq!(circuit_kind(bad).unwrap_err().code(), tonic::Code::InvalidArgument, "{bad}");
         }
+        for (id, kind) in [("porep-32g", Kind::PoRep), ("snap-2k", Kind::Snap), ("wpost-64g", Kind::WindowPoSt)] {
+            assert_eq!(circuit_kind(id).unwrap(), kind, "{id}");
+        }
+        assert_eq!(circuit_kind("winning-2k").unwrap(), Kind::WinningPoSt);
+        assert_eq!(circuit_kind("sha256-4").unwrap(), Kind::Workload(Workload::Sha256));
     }
 }

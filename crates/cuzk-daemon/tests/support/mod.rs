@@ -2,11 +2,14 @@
 //! under a temporary directory (CPU backend), clients over either, one
 //! parameter directory (mul-chain parameters and random 2 KiB Filecoin test
 //! parameters, each generated once and kept between runs), the Filecoin
-//! fixtures ([`filecoin`]), and a strict reader of the Prometheus text.
+//! fixtures ([`filecoin`]), certificates for TLS ([`pki`]), requests sent
+//! as raw bytes ([`raw`]), and a strict reader of the Prometheus text.
 
 #![allow(dead_code)]
 
 pub mod filecoin;
+pub mod pki;
+pub mod raw;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -15,7 +18,7 @@ use std::time::{Duration, Instant};
 use blstrs::Scalar;
 use cuzk_daemon::proto::proving_engine_client::ProvingEngineClient;
 use cuzk_daemon::proto::{self, await_proof_response::Status as AwaitStatus};
-use cuzk_daemon::{Address, Config, Summary};
+use cuzk_daemon::{Address, Config, Reloader, Summary};
 use cuzk_synth::workloads::Workload;
 use hyper_util::rt::TokioIo;
 use tokio::sync::oneshot;
@@ -72,6 +75,8 @@ pub struct Daemon {
     pub tcp: String,
     pub unix: PathBuf,
     pub metrics: std::net::SocketAddr,
+    /// What SIGHUP would reload.
+    pub reloader: Reloader,
     stop: Option<oneshot::Sender<()>>,
     pub done: tokio::task::JoinHandle<Result<Summary, cuzk_daemon::DaemonError>>,
     _dir: tempfile::TempDir,
@@ -92,11 +97,12 @@ pub async fn start(edit: impl FnOnce(&mut Config)) -> Daemon {
         }
     }
     let metrics = server.metrics_address().expect("metrics endpoint");
+    let reloader = server.reloader();
     let (tx, rx) = oneshot::channel::<()>();
     let done = tokio::spawn(server.serve(async move {
         let _ = rx.await;
     }));
-    Daemon { tcp, unix, metrics, stop: Some(tx), done, _dir: dir }
+    Daemon { tcp, unix, metrics, reloader, stop: Some(tx), done, _dir: dir }
 }
 
 impl Daemon {
@@ -148,6 +154,15 @@ pub fn workload(id: &str, size: usize, partitions: u32) -> proto::SubmitProofReq
         workload_partitions: partitions,
         ..Default::default()
     }
+}
+
+/// One `[[tokens]]` entry of a tokens file for `token` (its SHA-256 in
+/// hex), with these kinds (a TOML array) and priority ceiling, and at most
+/// one unfinished job.
+pub fn token_entry(name: &str, token: &str, kinds: &str, max_priority: &str) -> String {
+    use sha2::Digest;
+    let sha = hex::encode(sha2::Sha256::digest(token.as_bytes()));
+    format!("[[tokens]]\nname = {name:?}\nsha256 = {sha:?}\nkinds = {kinds}\nmax_priority = {max_priority:?}\nmax_jobs = 1\n")
 }
 
 /// Submits and returns the job id.

@@ -87,7 +87,7 @@ enum Command {
     Daemon(daemon::DaemonArgs),
     /// Talk to a running daemon: status, metrics, parameters, proofs, load.
     #[cfg(feature = "daemon")]
-    Client(client::ClientArgs),
+    Client(Box<client::ClientArgs>),
 }
 
 #[derive(Subcommand)]

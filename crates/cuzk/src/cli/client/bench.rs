@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use clap::{Args, Parser};
 use cuzk::Error;
-use cuzk_daemon::client::{request::circuit_id, status_name, Client, ClientError};
+use cuzk_daemon::client::{request::circuit_id, status_name, Client, ClientError, Options};
 use cuzk_daemon::proto::{await_proof_response::Status as AwaitStatus, SubmitProofRequest};
 use serde_json::json;
 
@@ -59,8 +59,8 @@ struct Sample {
     failure: Option<String>,
 }
 
-/// Runs the benchmark against the daemon at `addr`.
-pub fn run(addr: &str, args: &BenchArgs) -> Result<ExitCode, Error> {
+/// Runs the benchmark against the daemon at `addr`, connecting with `options`.
+pub fn run(addr: &str, options: &Options, args: &BenchArgs) -> Result<ExitCode, Error> {
     let kinds = kinds(args)?;
     let (count, clients) = (args.count as usize, args.concurrency.min(args.count) as usize);
     let next = AtomicUsize::new(0);
@@ -71,7 +71,7 @@ pub fn run(addr: &str, args: &BenchArgs) -> Result<ExitCode, Error> {
         let workers: Vec<_> = (0..clients)
             .map(|_| {
                 scope.spawn(|| -> Result<(), ClientError> {
-                    let client = Client::connect(addr);
+                    let client = Client::connect_with(addr, options);
                     ready.wait();
                     let client = client?;
                     loop {

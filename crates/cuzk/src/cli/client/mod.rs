@@ -1,7 +1,8 @@
 //! `cuzk client`: a running daemon's RPCs from the command line, one
 //! subcommand each, and `bench`, load from concurrent clients. Every call
 //! goes through `cuzk_daemon::client`, a blocking API: this crate has no
-//! async runtime.
+//! async runtime. `--tls-ca`, `--tls-cert`/`--tls-key` and `--token-file`
+//! (or `CUZK_TOKEN`) reach a TCP listener with TLS and bearer tokens.
 
 mod bench;
 mod request;
@@ -13,14 +14,21 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use cuzk::Error;
-use cuzk_daemon::client::{status_name, Client};
+use cuzk_daemon::client::{status_name, Client, Options, Token};
 use cuzk_daemon::proto::{self, await_proof_response::Status as AwaitStatus};
 
+use super::limits::read_file;
 use super::output::{write_all, Output};
 use request::{JobOptions, RequestArgs};
 
 /// The exit status of `await` when its timeout passed first (the job goes on).
 const EXIT_TIMEOUT: u8 = 3;
+
+/// The environment variable a bearer token is read from without `--token-file`.
+const TOKEN_VARIABLE: &str = "CUZK_TOKEN";
+
+/// The largest `--token-file` read: a token is tens of bytes.
+const MAX_TOKEN_FILE: u64 = 64 << 10;
 
 /// `cuzk client` arguments.
 #[derive(Args)]
@@ -29,6 +37,22 @@ pub struct ClientArgs {
     /// `unix:///absolute/path.sock` or `host:port`.
     #[arg(long, value_name = "ADDR", default_value = "unix:///run/cuzk/cuzk.sock")]
     addr: String,
+    /// The CA certificate (PEM) the daemon's certificate chains to: connect
+    /// over TLS (https) and check the daemon against it. TCP addresses only.
+    #[arg(long, value_name = "FILE")]
+    tls_ca: Option<PathBuf>,
+    /// This client's certificate (PEM), for a daemon that requires client
+    /// certificates (its server.tls.client_ca); with --tls-key and --tls-ca.
+    #[arg(long, value_name = "FILE", requires_all = ["tls_key", "tls_ca"])]
+    tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires_all = ["tls_cert", "tls_ca"])]
+    tls_key: Option<PathBuf>,
+    /// A file holding the bearer token sent with every call (surrounding
+    /// white space ignored); without it, the CUZK_TOKEN environment
+    /// variable's value, when set.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
     #[command(subcommand)]
     command: ClientCommand,
 }
@@ -101,7 +125,8 @@ enum ClientCommand {
 
 /// Runs one client command.
 pub fn run(args: &ClientArgs) -> Result<ExitCode, Error> {
-    let connect = || Client::connect(&args.addr).map_err(Error::from);
+    let options = options(args)?;
+    let connect = || Client::connect_with(&args.addr, &options).map_err(Error::from);
     match &args.command {
         ClientCommand::Status { json } => {
             let status = connect()?.status()?;
@@ -150,9 +175,37 @@ pub fn run(args: &ClientArgs) -> Result<ExitCode, Error> {
             let r = client.prove(req)?;
             return finish(&r, output, started, *json);
         }
-        ClientCommand::Bench(b) => return bench::run(&args.addr, b),
+        ClientCommand::Bench(b) => return bench::run(&args.addr, &options, b),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The connection options of the flags: TLS files, and the token from
+/// `--token-file` or else `CUZK_TOKEN`.
+fn options(args: &ClientArgs) -> Result<Options, Error> {
+    let token = match &args.token_file {
+        Some(path) => {
+            let bytes = read_file(path, MAX_TOKEN_FILE)?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Error::Usage(format!("--token-file {}: not UTF-8", path.display())))?;
+            Some(token(text.trim(), format!("--token-file {}", path.display()))?)
+        }
+        None => match std::env::var(TOKEN_VARIABLE) {
+            Ok(value) => Some(token(value.trim(), TOKEN_VARIABLE.to_string())?),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(_)) => return Err(Error::Usage(format!("{TOKEN_VARIABLE}: not UTF-8"))),
+        },
+    };
+    let tls_identity = args.tls_cert.clone().zip(args.tls_key.clone());
+    Ok(Options { tls_ca: args.tls_ca.clone(), tls_identity, token })
+}
+
+/// A token read from `origin`; an empty one is refused rather than sent.
+fn token(secret: &str, origin: String) -> Result<Token, Error> {
+    if secret.is_empty() {
+        return Err(Error::Usage(format!("{origin}: the bearer token is empty")));
+    }
+    Ok(Token { secret: secret.to_string(), origin })
 }
 
 /// Reports a job's outcome; a completed job's proof goes to `output`. Only
