@@ -14,6 +14,7 @@ use storage_proofs_core::parameter_cache::{metadata_id, parameter_id, verifying_
 
 use crate::error::FilecoinError;
 use crate::kind::{CircuitId, ProofKind};
+use crate::published;
 use crate::{porep, snap, window_post, winning_post, FilecoinCircuit};
 
 /// filecoin-proofs' parameter-set identifier of `id` (what sits between
@@ -79,7 +80,9 @@ impl ParamCache {
     /// refused by the reader. A missing `.vk` is an error: the key at the
     /// head of the `.params` file is the one the proof was made with, so a
     /// parameter file of another setup would pass its own self-check and
-    /// give proofs the chain rejects.
+    /// give proofs the chain rejects. A `.vk` under a name filecoin-proofs
+    /// publishes must have the published digest (published.rs), but in a
+    /// directory cuzk wrote test parameters to.
     pub fn verifying_key(&self, id: CircuitId) -> Result<VerifyingKey, FilecoinError> {
         let files = self.files(id)?;
         if !files.vk.exists() {
@@ -90,7 +93,13 @@ impl ParamCache {
             );
             return Err(FilecoinError::Io { path: files.vk, source: std::io::Error::new(std::io::ErrorKind::NotFound, why) });
         }
-        VerifyingKey::read_file(&files.vk).map_err(|source| FilecoinError::Params { path: files.vk, source })
+        // Parsed first: the reader refuses anything but a regular file of a
+        // key's length before the digest reads its bytes.
+        let vk = VerifyingKey::read_file(&files.vk)
+            .map_err(|source| FilecoinError::Params { path: files.vk.clone(), source })?;
+        let bytes = std::fs::read(&files.vk).map_err(|source| FilecoinError::Io { path: files.vk.clone(), source })?;
+        published::check_key(&files.vk, &bytes)?;
+        Ok(vk)
     }
 
     /// Writes random **test** parameters for `id` (`.params`, `.vk`, `.meta`),
@@ -111,8 +120,11 @@ impl ParamCache {
 
     /// Writes `params` as `id`'s files (.meta, .vk, then .params), each
     /// whole or not at all.
+    /// The directory is marked as holding test parameters first
+    /// ([`ParamCache::mark_as_test_parameters`]).
     pub fn write_params(&self, id: CircuitId, params: &Parameters) -> Result<ParamFiles, FilecoinError> {
         let files = self.files(id)?;
+        self.mark_as_test_parameters()?;
         let meta = serde_json::to_vec(&CacheEntryMetadata { sector_size: id.sector_size.bytes() })
             .map_err(|e| FilecoinError::input("metadata", e))?;
         let params_err = |path: &Path| {
@@ -125,6 +137,22 @@ impl ParamCache {
         self.write_atomically(&files.vk, |w| params.vk.write(w).map_err(params_err(&files.vk)))?;
         self.write_atomically(&files.params, |w| params.write(w).map_err(params_err(&files.params)))?;
         Ok(files)
+    }
+
+    /// Marks the directory as holding cuzk's test parameters
+    /// ([`published::TEST_MARKER`]): keys under the names filecoin-proofs
+    /// publishes are then not required to be the published ones. cuzk
+    /// marks every directory it writes parameters to; a directory of test
+    /// parameters copied elsewhere needs the marker copied too.
+    pub fn mark_as_test_parameters(&self) -> Result<(), FilecoinError> {
+        let marker = self.dir.join(published::TEST_MARKER);
+        if marker.exists() {
+            return Ok(());
+        }
+        self.write_atomically(&marker, |w| {
+            w.write_all(published::TEST_MARKER_TEXT.as_bytes())
+                .map_err(|source| FilecoinError::Io { path: marker.clone(), source })
+        })
     }
 
     fn write_atomically(

@@ -18,6 +18,7 @@ mod porep_values;
 pub mod post;
 pub mod post_values;
 pub mod proofs;
+pub mod published;
 pub mod prover_id;
 pub mod reference;
 pub mod request;

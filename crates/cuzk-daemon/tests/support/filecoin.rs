@@ -57,6 +57,8 @@ pub fn params(kind: ProofKind) {
     init_env();
     let id = CircuitId::new(kind, SectorSize::Kib2);
     let cache = ParamCache::new(super::param_dir());
+    // A cache generated before cuzk marked its test parameters gets the mark.
+    cache.mark_as_test_parameters().unwrap();
     let files = cache.files(id).unwrap();
     let present = || files.params.exists() && files.vk.exists() && files.meta.exists();
     // Looked at before the lock too, so a test whose parameters are there

@@ -44,6 +44,8 @@ pub fn test_params(id: CircuitId) -> ParamCache {
     init_filecoin_env();
     let cache = ParamCache::new(cache_dir());
     let _guard = GENERATING.lock().unwrap_or_else(|e| e.into_inner());
+    // A cache generated before cuzk marked its test parameters gets the mark.
+    cache.mark_as_test_parameters().expect("mark the test parameters");
     let files = cache.files(id).expect("names of the test parameters");
     if !(files.params.exists() && files.vk.exists() && files.meta.exists()) {
         let started = std::time::Instant::now();

@@ -66,6 +66,8 @@ pub fn link_shared_params(dir: &Path, id: &str) {
         timed(&format!("{id} test parameters (shared cache)"), || shared.write_test_params(circuit, &mut rng, None))
             .unwrap();
     }
+    shared.mark_as_test_parameters().unwrap();
+    cuzk::filecoin::ParamCache::new(dir).mark_as_test_parameters().unwrap();
     for file in [&files.meta, &files.vk, &files.params] {
         let to = dir.join(file.file_name().unwrap());
         let _ = std::fs::remove_file(&to);
