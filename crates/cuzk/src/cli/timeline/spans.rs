@@ -119,13 +119,7 @@ fn pair(events: &[Event]) -> Spans {
                 if let (Some(start), Some(&lane)) = (synth_open.remove(&(e.job, part)), lane_of.get(&(e.job, part))) {
                     lanes_free[lane] = e.t_ms;
                     synthesized.insert((e.job, part), (e.t_ms, lane));
-                    out.spans.push(Span {
-                        lane: Lane::Synthesis(lane),
-                        kind: Kind::Synthesis,
-                        start_ms: start,
-                        end_ms: e.t_ms,
-                        label: format!("job {} part {part}", e.job),
-                    });
+                    out.spans.push(synthesis_span(lane, start, e.t_ms, e.job, part));
                 }
             }
             "prove_start" => {
@@ -156,18 +150,16 @@ fn pair(events: &[Event]) -> Spans {
     }
     for ((job, part), start) in synth_open {
         let lane = lane_of.get(&(job, part)).copied().unwrap_or(0);
-        out.spans.push(Span {
-            lane: Lane::Synthesis(lane),
-            kind: Kind::Synthesis,
-            start_ms: start,
-            end_ms: out.end_ms,
-            label: format!("job {job} part {part}"),
-        });
+        out.spans.push(synthesis_span(lane, start, out.end_ms, job, part));
     }
     for (device, (start, job, parts)) in prove_open {
         out.spans.push(prove_span(device, start, out.end_ms, job, &parts));
     }
     out
+}
+
+fn synthesis_span(lane: usize, start_ms: f64, end_ms: f64, job: u64, part: u64) -> Span {
+    Span { lane: Lane::Synthesis(lane), kind: Kind::Synthesis, start_ms, end_ms, label: format!("job {job} part {part}") }
 }
 
 fn prove_span(device: String, start_ms: f64, end_ms: f64, job: u64, parts: &[u64]) -> Span {
