@@ -274,10 +274,12 @@ struct quotient_engine::state {
     /// while a's inverse transform runs. c's round trip is what the layout
     /// costs: 2 × 4.3 GB of bus traffic per circuit at 2^27.
     const DeviceArray& spilled_h() {
-        void* mapped = nullptr;
-        CUZK_CUDA(cudaHostGetDevicePointer(&mapped, spill->data(), 0));
+        // Memory of cudaHostAlloc is device-accessible at its host address
+        // under unified addressing (every 64-bit platform CUDA 13 runs on),
+        // whatever flags it was allocated with.
+        fr_t* c_host = static_cast<fr_t*>(spill->data());
         order(s, copy, spilled);
-        product(static_cast<fr_t*>(mapped), a->get(), b->get(), copy);
+        product(c_host, a->get(), b->get(), copy);
         CUZK_CUDA(cudaEventRecord(spilled, copy));
         dom = std::make_unique<ntt::domain>(log_n, s);
         CUZK_CUDA(cudaStreamWaitEvent(s, spilled, 0));
