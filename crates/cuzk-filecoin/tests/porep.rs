@@ -63,9 +63,15 @@ fn sealed() -> &'static Sealed {
 /// Seals with filecoin-proofs-api through cuzk's test data (add piece, PC1,
 /// PC2), then C1 for a random seed.
 fn seal_2kib() -> Sealed {
-    let mut rng = ChaCha20Rng::seed_from_u64(0x5ea1);
+    seal_2kib_with(PROOF, 0x5ea1)
+}
+
+/// As [`seal_2kib`] with seal proof `proof`, the sector's data and seed
+/// drawn from `rng_seed`.
+fn seal_2kib_with(proof: RegisteredSealProof, rng_seed: u64) -> Sealed {
+    let mut rng = ChaCha20Rng::seed_from_u64(rng_seed);
     let dir = tempfile::tempdir().expect("temp dir");
-    let sector = SealedSector::seal(dir.path(), SectorSize::Kib2, MINER, SECTOR, &mut rng).expect("seal 2 KiB");
+    let sector = SealedSector::seal_with(dir.path(), proof, MINER, SECTOR, &mut rng).expect("seal 2 KiB");
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
     let c1 = sector.commit_phase1(seed).expect("commit phase 1");

@@ -9,47 +9,35 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use cuzk_filecoin::porep::PoRepRequest;
-use cuzk_filecoin::testdata::{curio_c1_wrapper, SealedSector};
-use cuzk_filecoin::{proofs, prover_id, reference, FilecoinError, SectorSize};
+use cuzk_filecoin::{proofs, prover_id, reference, FilecoinError};
 use cuzk_groth16::{Parameters, PointChecks};
-use filecoin_proofs_api::seal::{self, SealCommitPhase1Output};
+use filecoin_proofs_api::seal;
 use filecoin_hashers::poseidon::{PoseidonDomain, PoseidonHasher};
 use filecoin_hashers::sha256::Sha256Domain;
 use filecoin_proofs_api::{RegisteredSealProof, SectorId};
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use storage_proofs_porep::stacked::generate_replica_id;
 
-use super::{common, curio_wrapper, input_field, secs, MINER, POREP_2K, PROOF as INTERACTIVE, SECTOR};
+use super::{
+    common, curio_wrapper, input_field, seal_2kib_with, secs, Sealed, MINER, POREP_2K, PROOF as INTERACTIVE, SECTOR,
+};
 
 /// The seal proof of the sector here.
 pub const PROOF: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1_Feat_SyntheticPoRep;
 
-/// The Synthetic PoRep sector's C1, raw and in Curio's wrapper.
-struct Sealed {
-    c1: SealCommitPhase1Output,
-    c1_json: Vec<u8>,
-    wrapper: Vec<u8>,
-}
-
+/// The Synthetic PoRep sector, sealed once.
 fn sealed() -> &'static Sealed {
     static SEALED: OnceLock<Sealed> = OnceLock::new();
     SEALED.get_or_init(|| {
         common::init_filecoin_env();
         let started = Instant::now();
-        let mut rng = ChaCha20Rng::seed_from_u64(0x5717);
-        let dir = tempfile::tempdir().expect("temp dir");
-        let sector = SealedSector::seal_with(dir.path(), PROOF, MINER, SECTOR, &mut rng).expect("seal 2 KiB synthetic");
-        let mut seed = [0u8; 32];
-        rng.fill_bytes(&mut seed);
-        let c1 = sector.commit_phase1(seed).expect("commit phase 1");
-        let c1_json = serde_json::to_vec(&c1).expect("C1 as JSON");
-        let wrapper = curio_c1_wrapper(&c1_json, SECTOR, SectorSize::Kib2);
+        let sealed = seal_2kib_with(PROOF, 0x5717);
         eprintln!(
             "sealed 2 KiB Synthetic PoRep (add piece, PC1, PC2, synthetic proofs, C1) in {:.2} s",
             secs(started)
         );
-        Sealed { c1, c1_json, wrapper }
+        sealed
     })
 }
 
