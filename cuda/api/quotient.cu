@@ -246,6 +246,13 @@ struct quotient_engine::state {
         divide_to_h();
     }
 
+    /// Lean and spilled: buf's evaluations on the domain to its evaluations
+    /// on the coset, in place.
+    void coset_in_place(fr_t* buf) {
+        dom->run_in_place(buf, true, false, s);
+        dom->run_in_place(buf, false, true, s);
+    }
+
     /// Lean: h into a, from a and b on the domain, the same six transforms
     /// in place, c allocated here (after the witness was freed) and b and c
     /// freed when done.
@@ -253,10 +260,7 @@ struct quotient_engine::state {
         if (layout == quotient_layout::spilled) return spilled_h();
         c = scalar_buffer(n);
         product(c->get(), a->get(), b->get());
-        for (fr_t* buf : {a->get(), b->get()}) {
-            dom->run_in_place(buf, true, false, s);
-            dom->run_in_place(buf, false, true, s);
-        }
+        for (fr_t* buf : {a->get(), b->get()}) coset_in_place(buf);
         product(a->get(), a->get(), b->get());
         dom->run_in_place(a->get(), true, true, s);
         dom->run_in_place(c->get(), true, false, s);
@@ -283,10 +287,7 @@ struct quotient_engine::state {
         CUZK_CUDA(cudaEventRecord(spilled, copy));
         dom = std::make_unique<ntt::domain>(log_n, s);
         CUZK_CUDA(cudaStreamWaitEvent(s, spilled, 0));
-        for (fr_t* buf : {a->get(), b->get()}) {
-            dom->run_in_place(buf, true, false, s);
-            dom->run_in_place(buf, false, true, s);
-        }
+        for (fr_t* buf : {a->get(), b->get()}) coset_in_place(buf);
         product(a->get(), a->get(), b->get());
         order(s, copy, freed);
         CUZK_CUDA(cudaMemcpyAsync(b->get(), spill->data(), n * sizeof(fr_t), cudaMemcpyHostToDevice, copy));

@@ -153,9 +153,9 @@ struct DeviceR1cs::state {
     }
 };
 
-DeviceR1cs::DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, bool on_host,
+DeviceR1cs::DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux,
                        std::unique_ptr<state> s)
-    : device_(device), rows_(rows), num_inputs_(num_inputs), num_aux_(num_aux), on_host_(on_host), s_(std::move(s)) {}
+    : device_(device), rows_(rows), num_inputs_(num_inputs), num_aux_(num_aux), s_(std::move(s)) {}
 
 DeviceR1cs::~DeviceR1cs() {
     // The arrays are freed on their own device, whichever is current here.
@@ -231,7 +231,7 @@ std::unique_ptr<DeviceR1cs> place(int32_t device, const R1csMatrix& a, const R1c
         check_r1cs(r1cs_view_of(a), r1cs_view_of(b), r1cs_view_of(c), span_of(coefficients), num_inputs, num_aux);
     cuda::use_device(device);
     auto st = std::make_unique<DeviceR1cs::state>(a, b, c, coefficients, layout.wide, on_host);
-    return std::make_unique<DeviceR1cs>(device, layout.rows, num_inputs, num_aux, on_host, std::move(st));
+    return std::make_unique<DeviceR1cs>(device, layout.rows, num_inputs, num_aux, std::move(st));
 }
 
 }  // namespace

@@ -28,8 +28,7 @@ public:
     /// The device arrays (cuda/api/spmv.cuh).
     struct state;
 
-    DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, bool on_host,
-               std::unique_ptr<state> s);
+    DeviceR1cs(int32_t device, uint64_t rows, uint64_t num_inputs, uint64_t num_aux, std::unique_ptr<state> s);
     ~DeviceR1cs();
     DeviceR1cs(const DeviceR1cs&) = delete;
     DeviceR1cs& operator=(const DeviceR1cs&) = delete;
@@ -40,14 +39,11 @@ public:
     /// Public inputs, the constant one included.
     uint64_t num_inputs() const { return num_inputs_; }
     uint64_t num_aux() const { return num_aux_; }
-    /// Whether the matrices stay in host memory (read across the bus).
-    bool on_host() const { return on_host_; }
     const state& arrays() const { return *s_; }
 
 private:
     int32_t device_;
     uint64_t rows_, num_inputs_, num_aux_;
-    bool on_host_;
     std::unique_ptr<state> s_;
 };
 

@@ -236,12 +236,6 @@ impl QuotientLayout {
         }
     }
 
-    /// Whether a call computes one circuit's H at a time (no overlap with
-    /// the H MSMs).
-    pub fn one_at_a_time(self) -> bool {
-        self != QuotientLayout::Overlapped
-    }
-
     /// What it costs a call of [`CIRCUITS_PER_CALL`] circuits, in bus
     /// bytes, so that it compares with streaming: nothing for the
     /// overlapped layout; for the lean one, each circuit's quotient no
@@ -332,7 +326,7 @@ impl WorkingSet {
             quotient: layout.buffers() * SCALAR_BYTES * n,
             twiddles: SCALAR_BYTES * (n / 2 + 1),
             witness: (SCALAR_BYTES + 1) * vars,
-            shape: Self::shape_bytes(n),
+            shape: 48 * n,
             b_scalars: if b_resident { SCALAR_BYTES * sizes.b as u64 } else { 0 },
             msm: 24 * n,
             msm_reserve: total / 64,
@@ -354,12 +348,6 @@ impl WorkingSet {
     pub fn with_shape_on_host(mut self) -> WorkingSet {
         self.shape = 0;
         self
-    }
-
-    /// Bytes of the shape's matrices when on the device: what leaving them
-    /// in host memory moves over the bus per circuit.
-    fn shape_bytes(n: u64) -> u64 {
-        48 * n
     }
 
     /// Its bytes: the most that is live at once. Overlapped, everything
@@ -523,53 +511,57 @@ pub fn forced(sizes: &SrsSizes, free: u64, total: u64, resident: QuerySet, quoti
 /// working set fit, the one that costs the least per call is taken: the
 /// bus traffic of its streamed queries and the one-at-a-time quotients'
 /// [`QuotientLayout::cost`] (ties: the earlier layout, then the most
-/// resident bytes). A recorded shape stays on the device unless no
-/// placement fits with it there: what reading it across the bus costs a
-/// call has not been measured yet, so it is the last resort (a 16 GB card),
-/// not a trade against streamed queries. A device that cannot hold one call's working set even
-/// with every query streamed and the lean quotient gets a typed error
-/// saying how much it needs: such a call would fail out of memory on its
-/// first proof.
+/// resident bytes), its chunks then grown into the room it leaves. A
+/// recorded shape stays on the device unless no placement fits with it
+/// there: what reading it across the bus costs a call has not been
+/// measured yet, so it is the last resort (a 16 GB card), not a trade
+/// against streamed queries. A device that cannot hold one call's working
+/// set even with every query streamed, the spilled quotient and the shape
+/// in host memory gets a typed error saying how much it needs: such a call
+/// would fail out of memory on its first proof.
 pub fn plan(sizes: &SrsSizes, free: u64, total: u64, held: u64) -> Result<Placement, GpuError> {
     let room = free.saturating_sub(held);
     let n = sizes.h as u64 + 1;
+    [false, true]
+        .into_iter()
+        .find_map(|shape_on_host| cheapest(sizes, free, total, room, shape_on_host))
+        .map(|p| p.with_chunks_grown(sizes, room))
+        .ok_or_else(|| {
+            let least = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host();
+            GpuError::DeviceTooSmall { domain: n, needed: least.total() + held, free, total }
+        })
+}
+
+/// The cheapest placement within `room` with the shape where
+/// `shape_on_host` says, if any fits ([`plan`]'s order and ties).
+fn cheapest(sizes: &SrsSizes, free: u64, total: u64, room: u64, shape_on_host: bool) -> Option<Placement> {
+    let n = sizes.h as u64 + 1;
     let mut best: Option<(u64, Placement)> = None;
-    for shape_on_host in [false, true] {
-        if best.is_some() {
-            break;
-        }
-        for layout in QuotientLayout::ALL {
-            // From every query resident down, so that ties keep the most
-            // resident (empty queries cost nothing either way, but
-            // streaming needs staging).
-            for bits in (0..=QuerySet::ALL.bits()).rev() {
-                let resident = QuerySet::from_bits(bits);
-                let mut candidate = forced(sizes, free, total, resident, layout);
-                if shape_on_host {
-                    candidate = candidate.with_shape_on_host();
-                }
-                if candidate.resident_bytes.saturating_add(candidate.working_set.total()) > room {
-                    continue;
-                }
-                let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
-                let cost = streaming + layout.cost(n);
-                let better = match &best {
-                    None => true,
-                    Some((c, p)) => {
-                        cost < *c || (cost == *c && p.quotient == layout && candidate.resident_bytes > p.resident_bytes)
-                    }
-                };
-                if better {
-                    best = Some((cost, candidate));
-                }
+    for layout in QuotientLayout::ALL {
+        // From every query resident down, so that ties keep the most
+        // resident (empty queries cost nothing either way, but streaming
+        // needs staging).
+        for bits in (0..=QuerySet::ALL.bits()).rev() {
+            let resident = QuerySet::from_bits(bits);
+            let mut candidate = forced(sizes, free, total, resident, layout);
+            if shape_on_host {
+                candidate = candidate.with_shape_on_host();
+            }
+            if candidate.resident_bytes.saturating_add(candidate.working_set.total()) > room {
+                continue;
+            }
+            let streaming: u64 = resident.complement().iter().map(|q| q.streaming_cost(sizes)).sum();
+            let cost = streaming + layout.cost(n);
+            let better = match &best {
+                None => true,
+                Some((c, p)) => cost < *c || (cost == *c && p.quotient == layout && candidate.resident_bytes > p.resident_bytes),
+            };
+            if better {
+                best = Some((cost, candidate));
             }
         }
     }
-    best.map(|(_, p)| p.with_chunks_grown(sizes, room)).ok_or_else(|| {
-        let least = WorkingSet::of(sizes, total, QuerySet::NONE, QuotientLayout::Spilled).with_shape_on_host();
-        let needed = least.total() + held;
-        GpuError::DeviceTooSmall { domain: n, needed, free, total }
-    })
+    best.map(|(_, p)| p)
 }
 
 #[cfg(test)]
